@@ -1,0 +1,76 @@
+/* models/cost.c: the cost-model registry and the thin wrappers callers use
+ * instead of touching the ops table. */
+#include "models/cost.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/registry.h"
+
+static const model_cost_ops_t *const cost_registry[] = {
+    &model_cost_fitted,
+    &model_cost_roofline,
+};
+
+struct model_cost {
+    const model_cost_ops_t *ops;
+    void *st;
+};
+
+const model_cost_ops_t *model_cost_find(const char *name)
+{
+    return sim_registry_find((const void *const *)cost_registry, SIM_REGISTRY_LEN(cost_registry), name);
+}
+
+void model_cost_names(char *buf, size_t len)
+{
+    sim_registry_names((const void *const *)cost_registry, SIM_REGISTRY_LEN(cost_registry), buf, len);
+}
+
+model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_err_t *err)
+{
+    const model_cost_ops_t *ops = model_cost_find(name);
+    if (!ops) {
+        char names[256];
+        model_cost_names(names, sizeof names);
+        sim_errf(err, "unknown cost model '%s' (valid: %s)", name, names);
+        return NULL;
+    }
+    void *st = ops->init(a, err);
+    if (!st)
+        return NULL;
+    model_cost_t *c = sim_xmalloc(sizeof *c, "cost model");
+    c->ops = ops;
+    c->st = st;
+    return c;
+}
+
+void model_cost_free(model_cost_t *c)
+{
+    if (!c)
+        return;
+    c->ops->free(c->st);
+    sim_free(c);
+}
+
+static sim_time_t to_ns(double s)
+{
+    if (!(s > 0))
+        return 0;
+    return (sim_time_t)llround(s * 1e9);
+}
+
+sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok)
+{
+    SIM_ASSERT(prefix_tok >= 0 && prefix_tok <= n_tok);
+    return to_ns(c->ops->prefill_s(c->st, n_tok, prefix_tok));
+}
+
+sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok)
+{
+    SIM_ASSERT(batch >= 1 && ctx_tok >= 0);
+    return to_ns(c->ops->decode_s(c->st, batch, ctx_tok));
+}
+
+const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
+const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }

@@ -1,0 +1,60 @@
+/* models/cost.h: cost models as plug-ins. A cost model turns work into
+ * time: prefill of n tokens over a cached prefix of p, and one decode
+ * iteration of a batch. Invariant: cost functions are pure (state is
+ * immutable after init; no globals, no RNG). */
+#ifndef MODEL_COST_H
+#define MODEL_COST_H
+
+#include <stdint.h>
+
+#include "models/hw.h"
+#include "models/llm.h"
+#include "sim/util.h"
+
+/* What a cost model may read when it is built. */
+typedef struct model_cost_args {
+    const model_hw_t *hw;
+    const model_llm_t *llm;
+    const char *calibration; /* calibration file; "" = the built-in one for hw */
+    const char *data_dir;    /* where built-in calibration files live */
+    double mfu;              /* roofline: model FLOPs utilization of prefill */
+    double mbu;              /* roofline: memory-bandwidth utilization of decode */
+    double overhead_s;       /* roofline: fixed per-pass overhead */
+} model_cost_args_t;
+
+typedef struct model_cost_ops {
+    const char *name;
+    const char *help;
+    /* Returns immutable state, or NULL with err filled. */
+    void *(*init)(const model_cost_args_t *a, sim_err_t *err);
+    void (*free)(void *st);
+    /* Seconds to prefill n_tok tokens of which the first prefix_tok are
+     * cached (0 <= prefix_tok <= n_tok). */
+    double (*prefill_s)(const void *st, int64_t n_tok, int64_t prefix_tok);
+    /* Seconds of one decode iteration of batch requests whose contexts sum
+     * to ctx_tok tokens. */
+    double (*decode_s)(const void *st, int64_t batch, int64_t ctx_tok);
+    /* Where the numbers come from (for summary.json). */
+    const char *(*source)(const void *st);
+} model_cost_ops_t;
+
+extern const model_cost_ops_t model_cost_fitted;
+extern const model_cost_ops_t model_cost_roofline;
+
+const model_cost_ops_t *model_cost_find(const char *name);
+void model_cost_names(char *buf, size_t len);
+
+typedef struct model_cost model_cost_t;
+
+/* Build the named cost model. NULL with err filled on bad input. Free with
+ * model_cost_free (accepts NULL). */
+model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_err_t *err);
+void model_cost_free(model_cost_t *c);
+
+/* Durations in ns, rounded to the nearest ns, never negative. */
+sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
+sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
+const char *model_cost_name(const model_cost_t *c);
+const char *model_cost_source(const model_cost_t *c);
+
+#endif

@@ -1,0 +1,119 @@
+/* models/cost_fitted.c: the "fitted" cost model: polynomials whose
+ * coefficients come from a calibration file (written by `calib fit` from
+ * measurements). The built-in file for a hardware is
+ * <data_dir>/models/calib/<hardware>.json and lists the models it covers. */
+#include "models/cost.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "models/fit.h"
+#include "sim/jsonx.h"
+
+typedef struct fitted {
+    double prefill[MODEL_FIT_NCOEF];
+    double decode[MODEL_FIT_NCOEF];
+    char source[8192];
+} fitted_t;
+
+static int read_coef(const json_t *root, const char *sect, const char *file, double c[3],
+                     sim_err_t *err)
+{
+    json_t *s = json_object_get(root, sect), *arr;
+    char at[64];
+    snprintf(at, sizeof at, "$.%s", sect);
+    if (!json_is_object(s))
+        return sim_errf(err, "%s: %s: missing or not an object", file, at);
+    if (sim_json_arr(s, "coef", file, at, &arr, err) != 0)
+        return -1;
+    if (json_array_size(arr) != MODEL_FIT_NCOEF)
+        return sim_errf(err, "%s: %s.coef: expected %d numbers", file, at, MODEL_FIT_NCOEF);
+    for (size_t i = 0; i < MODEL_FIT_NCOEF; i++) {
+        json_t *v = json_array_get(arr, i);
+        if (!json_is_number(v))
+            return sim_errf(err, "%s: %s.coef[%zu]: expected a number", file, at, i);
+        c[i] = json_number_value(v);
+    }
+    return 0;
+}
+
+static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
+{
+    char path[4096];
+    if (a->calibration && a->calibration[0])
+        snprintf(path, sizeof path, "%s", a->calibration);
+    else
+        snprintf(path, sizeof path, "%s/models/calib/%s.json", a->data_dir ? a->data_dir : ".",
+                 a->hw->name);
+    json_t *root;
+    if (sim_json_load(path, &root, err) != 0) {
+        if (!(a->calibration && a->calibration[0]))
+            sim_errf(err, "no built-in calibration for hardware '%s' (%s); use cost.model "
+                          "\"roofline\" or set cost.calibration",
+                     a->hw->name, path);
+        return NULL;
+    }
+    fitted_t *f = sim_xcalloc(1, sizeof *f, "fitted cost");
+    const char *hw, *src;
+    json_t *models;
+    if (sim_json_str(root, "hardware", path, "$", &hw, err) != 0 ||
+        sim_json_str(root, "source", path, "$", &src, err) != 0 ||
+        sim_json_arr(root, "models", path, "$", &models, err) != 0 ||
+        read_coef(root, "prefill", path, f->prefill, err) != 0 ||
+        read_coef(root, "decode", path, f->decode, err) != 0)
+        goto fail;
+    if (strcmp(hw, a->hw->name) != 0) {
+        sim_errf(err, "%s: $.hardware: calibration is for '%s', the experiment uses '%s'", path,
+                 hw, a->hw->name);
+        goto fail;
+    }
+    int covered = 0;
+    for (size_t i = 0; i < json_array_size(models); i++) {
+        const char *m = json_string_value(json_array_get(models, i));
+        covered |= m && strcmp(m, a->llm->name) == 0;
+    }
+    if (!covered) {
+        sim_errf(err, "%s: $.models: calibration does not cover model '%s'", path, a->llm->name);
+        goto fail;
+    }
+    /* Built-in files are named relative to the project so results do not
+     * depend on where it is checked out. */
+    if (a->calibration && a->calibration[0])
+        snprintf(f->source, sizeof f->source, "%s (%s)", src, path);
+    else
+        snprintf(f->source, sizeof f->source, "%s (models/calib/%s.json)", src, a->hw->name);
+    json_decref(root);
+    return f;
+fail:
+    json_decref(root);
+    sim_free(f);
+    return NULL;
+}
+
+static void fitted_free(void *st) { sim_free(st); }
+
+static double fitted_prefill_s(const void *st, int64_t n_tok, int64_t prefix_tok)
+{
+    const fitted_t *f = st;
+    if (n_tok == prefix_tok)
+        return 0;
+    return model_fit_prefill_eval(f->prefill, (double)n_tok, (double)prefix_tok);
+}
+
+static double fitted_decode_s(const void *st, int64_t batch, int64_t ctx_tok)
+{
+    const fitted_t *f = st;
+    return model_fit_decode_eval(f->decode, (double)batch, (double)ctx_tok);
+}
+
+static const char *fitted_source(const void *st) { return ((const fitted_t *)st)->source; }
+
+const model_cost_ops_t model_cost_fitted = {
+    .name = "fitted",
+    .help = "polynomials fitted to measurements (a calibration file)",
+    .init = fitted_init,
+    .free = fitted_free,
+    .prefill_s = fitted_prefill_s,
+    .decode_s = fitted_decode_s,
+    .source = fitted_source,
+};

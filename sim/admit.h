@@ -1,0 +1,29 @@
+/* sim/admit.h: admission policies (plug-ins). A policy may reject a
+ * request at arrival (before any work) or after its prefill (the prefill
+ * work is then wasted and counted). */
+#ifndef SIM_ADMIT_H
+#define SIM_ADMIT_H
+
+#include <stddef.h>
+
+#include "sim/request.h"
+
+typedef struct sim_cluster sim_cluster_t;
+
+typedef struct sim_admit_ops {
+    const char *name;
+    const char *help;
+    void *(*init)(const sim_cluster_t *c); /* may be NULL */
+    void (*free)(void *st);
+    /* 1 to admit r at arrival, 0 to reject it (HTTP 429). */
+    int (*at_arrival)(void *st, const sim_cluster_t *c, const sim_req_t *r);
+    /* 1 to hand r to its decode instance after prefill, 0 to reject. */
+    int (*after_prefill)(void *st, const sim_cluster_t *c, const sim_req_t *r);
+} sim_admit_ops_t;
+
+extern const sim_admit_ops_t sim_admit_none;
+
+const sim_admit_ops_t *sim_admit_find(const char *name);
+void sim_admit_names(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/* sim/cluster.h: the simulated cluster: N prefill and M decode instances
+ * (one node each), the request lifecycle between them, and the read-only
+ * view that placement and admission policies use. Invariant: every request
+ * that arrives ends exactly once (completed or rejected) and is reported to
+ * the metrics before it is freed. */
+#ifndef SIM_CLUSTER_H
+#define SIM_CLUSTER_H
+
+#include <stdint.h>
+
+#include "models/cost.h"
+#include "models/hw.h"
+#include "models/llm.h"
+#include "sim/admit.h"
+#include "sim/evq.h"
+#include "sim/metrics.h"
+#include "sim/place.h"
+#include "sim/request.h"
+#include "traces/trace.h"
+
+typedef struct sim_cluster sim_cluster_t;
+
+typedef struct sim_cluster_args {
+    const model_hw_t *hw;
+    const model_llm_t *llm;
+    const model_cost_t *cost;
+    const sim_place_ops_t *place;
+    const sim_admit_ops_t *admit;
+    int n_prefill;
+    int n_decode;
+    int64_t decode_max_batch;
+    double vram_reserve_frac;
+    double kv_efficiency; /* achieved share of NIC bandwidth for KV hand-off */
+    sim_time_t kv_setup_ns;
+} sim_cluster_args_t;
+
+/* A cluster with its own event queue, reporting finished requests to m.
+ * NULL with err filled when the model does not fit the decode VRAM. Free
+ * with sim_cluster_free (accepts NULL; frees requests still in flight). */
+sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, sim_err_t *err);
+void sim_cluster_free(sim_cluster_t *c);
+
+/* Feed the cluster from trace t: arrivals are read one ahead, so memory
+ * follows requests in flight, not trace length. */
+void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t);
+
+/* Called every 2^16 events while running (may be NULL). */
+typedef void (*sim_cluster_progress_fn)(void *ud, const sim_cluster_t *c);
+
+/* Run every event. 0 on success; -1 with err filled when the trace fails
+ * mid-run (the run is then abandoned). */
+int sim_cluster_run(sim_cluster_t *c, sim_cluster_progress_fn progress, void *ud, sim_err_t *err);
+
+/* Events run so far. */
+uint64_t sim_cluster_events(const sim_cluster_t *c);
+/* Requests arrived / still in flight (conservation checks). */
+int64_t sim_cluster_n_arrived(const sim_cluster_t *c);
+int64_t sim_cluster_n_in_flight(const sim_cluster_t *c);
+/* Decode KV capacity of one instance, tokens. */
+int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c);
+
+/* ---- The view for policies. Times are ns; all O(1). ---- */
+int sim_cluster_n_prefill(const sim_cluster_t *c);
+int sim_cluster_n_decode(const sim_cluster_t *c);
+sim_time_t sim_cluster_now(const sim_cluster_t *c);
+const model_cost_t *sim_cluster_cost(const sim_cluster_t *c);
+/* Predicted wait before a request placed now would start prefilling on
+ * instance i (rest of the running prefill + predictions of the queue). */
+sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i);
+/* Predicted prefill time of r on instance i. */
+sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r);
+/* Predicted decode iteration time on instance j if r joined it, counting
+ * every request already assigned there (running, waiting or on its way). */
+sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
+
+#endif

@@ -1,0 +1,433 @@
+/* sim/config.c: see config.h. The field table below is the schema: adding
+ * a config key is one line here plus the struct member. */
+#include "sim/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "models/hw.h"
+#include "models/llm.h"
+#include "sim/admit.h"
+#include "sim/jsonx.h"
+#include "sim/place.h"
+
+typedef enum { F_INT, F_DBL, F_STR } ftype_t;
+
+typedef struct field {
+    const char *path;
+    ftype_t type;
+    size_t off;
+    size_t size; /* strings: buffer size */
+    double min, max;
+    const char *def;
+    const char *help;
+} field_t;
+
+#define MEMBER_SIZE(m) sizeof(((sim_config_t *)0)->m)
+#define FI(p, m, lo, hi, d, h) {p, F_INT, offsetof(sim_config_t, m), 0, lo, hi, d, h}
+#define FD(p, m, lo, hi, d, h) {p, F_DBL, offsetof(sim_config_t, m), 0, lo, hi, d, h}
+#define FS(p, m, d, h) {p, F_STR, offsetof(sim_config_t, m), MEMBER_SIZE(m), 0, 0, d, h}
+#define BIG 9007199254740992.0 /* 2^53: exact in a double */
+
+static const field_t fields[] = {
+    FS("name", name, "default", "experiment name: results go to results/<name> unless --out"),
+    FS("description", description, "", "free text, copied to the effective config"),
+    FI("seed", seed, 0, BIG, "42", "master random seed; every random stream derives from it"),
+    FS("model", model, "llama2-70b", "model descriptor"),
+    FS("hardware", hardware, "a800x8", "hardware descriptor of every node"),
+    FI("cluster.prefill", cluster.prefill, 1, 4096, "8", "prefill instances (one node each)"),
+    FI("cluster.decode", cluster.decode, 1, 4096, "8", "decode instances (one node each)"),
+    FI("cluster.decode_max_batch", cluster.decode_max_batch, 1, 65536, "256",
+       "most requests in one decode batch"),
+    FD("cluster.vram_reserve_frac", cluster.vram_reserve_frac, 0, 0.9, "0.1",
+       "share of decode VRAM kept for activations, not given to KVCache"),
+    FS("trace.path", trace.path, "",
+       "trace file (Mooncake JSONL or Azure CSV, plain or zstd); ${VAR} expands"),
+    FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
+    FD("trace.speed", trace.speed, 1e-6, 1e6, "1", "replay-speed multiplier: 2 replays twice as fast"),
+    FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
+    FS("trace.generator.kind", trace.generator.kind, "",
+       "synthetic generator instead of a file (kimi); empty = none"),
+    FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
+       "requests to generate"),
+    FD("trace.generator.rate_rps", trace.generator.rate_rps, 1e-6, 1e6, "3.5",
+       "mean arrival rate, requests per second"),
+    FS("trace.generator.arrival", trace.generator.arrival, "burst",
+       "arrival process: poisson, gamma or burst"),
+    FD("trace.generator.arrival_cv", trace.generator.arrival_cv, 0.01, 100, "2",
+       "gamma arrivals: coefficient of variation of the gaps"),
+    FD("trace.generator.burst_period_s", trace.generator.burst_period_s, 1e-3, 1e6, "3",
+       "burst arrivals: mean time between bursts"),
+    FS("trace.generator.input.dist", trace.generator.input.dist, "lognormal",
+       "new prompt tokens per turn: constant, uniform, exponential, lognormal"),
+    FD("trace.generator.input.mean", trace.generator.input.mean, 1, 1e7, "3000",
+       "mean new prompt tokens per turn"),
+    FD("trace.generator.input.cv", trace.generator.input.cv, 0, 100, "1.5",
+       "coefficient of variation of new prompt tokens"),
+    FI("trace.generator.input.min", trace.generator.input.min, 1, 16777216, "16",
+       "fewest new prompt tokens"),
+    FI("trace.generator.input.max", trace.generator.input.max, 1, 16777216, "65536",
+       "most new prompt tokens"),
+    FS("trace.generator.output.dist", trace.generator.output.dist, "lognormal",
+       "output tokens: constant, uniform, exponential, lognormal"),
+    FD("trace.generator.output.mean", trace.generator.output.mean, 1, 1e6, "340",
+       "mean output tokens"),
+    FD("trace.generator.output.cv", trace.generator.output.cv, 0, 100, "0.8",
+       "coefficient of variation of output tokens"),
+    FI("trace.generator.output.min", trace.generator.output.min, 1, 1048576, "1",
+       "fewest output tokens"),
+    FI("trace.generator.output.max", trace.generator.output.max, 1, 1048576, "2000",
+       "most output tokens"),
+    FI("trace.generator.system_prompt_tok", trace.generator.system_prompt_tok, 0, 16777216,
+       "1536", "shared system prompt opening every request"),
+    FD("trace.generator.p_continue", trace.generator.p_continue, 0, 1, "0.6",
+       "probability an arrival is the next turn of an open session"),
+    FI("trace.generator.max_sessions", trace.generator.max_sessions, 1, 1e7, "256",
+       "open sessions kept; the oldest closes first"),
+    FI("trace.generator.max_context_tok", trace.generator.max_context_tok, 2, 16777216,
+       "131072", "a turn that would exceed this starts a new session"),
+    FS("scheduler.policy", scheduler.policy, "least_loaded",
+       "prefill placement: round_robin or least_loaded"),
+    FS("admission.policy", admission.policy, "none", "admission control: none"),
+    FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
+    FS("cost.calibration", cost.calibration, "",
+       "calibration file for cost.model fitted; empty = built-in for the hardware"),
+    FD("cost.mfu", cost.mfu, 1e-3, 1, "0.5", "roofline: FLOPs utilization"),
+    FD("cost.mbu", cost.mbu, 1e-3, 1, "0.5", "roofline: HBM bandwidth utilization"),
+    FD("cost.overhead_s", cost.overhead_s, 0, 10, "0.005", "roofline: fixed time per pass"),
+    FD("network.kv_efficiency", network.kv_efficiency, 1e-3, 1, "0.87",
+       "achieved share of NIC bandwidth for the P->D KV hand-off"),
+    FD("network.kv_setup_s", network.kv_setup_s, 0, 10, "0.001",
+       "setup latency of one KV hand-off"),
+    FD("slo.ttft_s", slo.ttft_s, 1e-6, 1e6, "30", "time-to-first-token SLO, seconds"),
+    FD("slo.tbt_s", slo.tbt_s, 1e-6, 1e6, "0.1",
+       "time-between-tokens SLO (mean of a request's longest 10% of intervals)"),
+};
+
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+static const field_t *find_field(const char *path)
+{
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strcmp(fields[i].path, path) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+/* Is prefix the path of an object holding fields (prefix + ".")? */
+static int is_object_path(const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (strncmp(fields[i].path, prefix, n) == 0 && fields[i].path[n] == '.')
+            return 1;
+    return 0;
+}
+
+/* "a, b, c": the keys allowed directly under prefix ("" = top level). */
+static void keys_under(const char *prefix, char *buf, size_t len)
+{
+    size_t n = strlen(prefix), off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const char *p = fields[i].path;
+        if (n && (strncmp(p, prefix, n) != 0 || p[n] != '.'))
+            continue;
+        const char *k = n ? p + n + 1 : p;
+        size_t kl = strcspn(k, ".");
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)kl, k);
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++) {
+            const char *q = fields[j].path;
+            if (n && (strncmp(q, prefix, n) != 0 || q[n] != '.'))
+                continue;
+            const char *kq = n ? q + n + 1 : q;
+            dup = strcspn(kq, ".") == kl && strncmp(kq, k, kl) == 0;
+        }
+        if (!dup)
+            sim_names_append(buf, len, &off, key);
+    }
+}
+
+static void *slot(sim_config_t *cfg, const field_t *f) { return (char *)cfg + f->off; }
+static const void *cslot(const sim_config_t *cfg, const field_t *f)
+{
+    return (const char *)cfg + f->off;
+}
+
+static int range_err(const field_t *f, double v, const char *where, sim_err_t *err)
+{
+    if (v >= f->min && v <= f->max)
+        return 0;
+    return sim_errf(err, "%s: %g is out of range [%g, %g]", where, v, f->min, f->max);
+}
+
+static int set_int(sim_config_t *cfg, const field_t *f, double v, const char *where,
+                   sim_err_t *err)
+{
+    if (range_err(f, v, where, err))
+        return -1;
+    *(int64_t *)slot(cfg, f) = (int64_t)v;
+    return 0;
+}
+
+static int set_dbl(sim_config_t *cfg, const field_t *f, double v, const char *where,
+                   sim_err_t *err)
+{
+    if (!isfinite(v))
+        return sim_errf(err, "%s: expected a finite number", where);
+    if (range_err(f, v, where, err))
+        return -1;
+    *(double *)slot(cfg, f) = v;
+    return 0;
+}
+
+static int set_str(sim_config_t *cfg, const field_t *f, const char *v, const char *where,
+                   sim_err_t *err)
+{
+    size_t n = strlen(v);
+    if (n >= f->size)
+        return sim_errf(err, "%s: string longer than %zu bytes", where, f->size - 1);
+    memcpy(slot(cfg, f), v, n + 1);
+    return 0;
+}
+
+/* Parse text for field f (defaults and --set). */
+static int set_text(sim_config_t *cfg, const field_t *f, const char *text, const char *where,
+                    sim_err_t *err)
+{
+    char *end;
+    switch (f->type) {
+    case F_INT: {
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        if (errno || end == text || *end)
+            return sim_errf(err, "%s: expected an integer, got '%s'", where, text);
+        return set_int(cfg, f, (double)v, where, err);
+    }
+    case F_DBL: {
+        errno = 0;
+        double v = strtod(text, &end);
+        if (errno || end == text || *end)
+            return sim_errf(err, "%s: expected a number, got '%s'", where, text);
+        return set_dbl(cfg, f, v, where, err);
+    }
+    case F_STR:
+        return set_str(cfg, f, text, where, err);
+    }
+    return -1;
+}
+
+void sim_config_defaults(sim_config_t *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        sim_err_t e;
+        /* A default outside its own range is a bug in the table. */
+        SIM_ASSERT(set_text(cfg, &fields[i], fields[i].def, fields[i].path, &e) == 0);
+    }
+}
+
+static int set_json(sim_config_t *cfg, const field_t *f, const json_t *v, const char *where,
+                    sim_err_t *err)
+{
+    switch (f->type) {
+    case F_INT:
+        if (!json_is_integer(v))
+            return sim_errf(err, "%s: expected an integer", where);
+        return set_int(cfg, f, (double)json_integer_value(v), where, err);
+    case F_DBL:
+        if (!json_is_number(v))
+            return sim_errf(err, "%s: expected a number", where);
+        return set_dbl(cfg, f, json_number_value(v), where, err);
+    case F_STR:
+        if (!json_is_string(v))
+            return sim_errf(err, "%s: expected a string", where);
+        return set_str(cfg, f, json_string_value(v), where, err);
+    }
+    return -1;
+}
+
+static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const char *src,
+                sim_err_t *err)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)obj, key, val) {
+        char path[256], where[512];
+        if (snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key) >=
+            (int)sizeof path)
+            return sim_errf(err, "%s: $.%s...: key path too long", src, prefix);
+        snprintf(where, sizeof where, "%s: $.%s", src, path);
+        const field_t *f = find_field(path);
+        if (f) {
+            if (set_json(cfg, f, val, where, err) != 0)
+                return -1;
+        } else if (is_object_path(path)) {
+            if (!json_is_object(val))
+                return sim_errf(err, "%s: expected an object", where);
+            if (walk(cfg, val, path, src, err) != 0)
+                return -1;
+        } else {
+            char keys[1024];
+            keys_under(prefix, keys, sizeof keys);
+            return sim_errf(err, "%s: unknown key (valid here: %s)", where, keys);
+        }
+    }
+    return 0;
+}
+
+int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
+{
+    json_t *root;
+    if (sim_json_load(path, &root, err) != 0)
+        return -1;
+    int rc;
+    if (!json_is_object(root))
+        rc = sim_errf(err, "%s: $: expected an object", path);
+    else
+        rc = walk(cfg, root, "", path, err);
+    json_decref(root);
+    return rc;
+}
+
+int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
+{
+    const char *eq = strchr(assignment, '=');
+    char path[256], where[600];
+    if (!eq || eq == assignment)
+        return sim_errf(err, "--set %s: expected path=value", assignment);
+    snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
+    snprintf(where, sizeof where, "--set %s", assignment);
+    const field_t *f = find_field(path);
+    if (!f)
+        return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
+    return set_text(cfg, f, eq + 1, where, err);
+}
+
+int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,
+                      sim_err_t *err)
+{
+    size_t o = 0;
+    for (const char *p = in; *p;) {
+        const char *val;
+        size_t vl;
+        if (p[0] == '$' && p[1] == '{') {
+            const char *end = strchr(p + 2, '}');
+            if (!end)
+                return sim_errf(err, "%s: %s: unterminated ${ in '%s'", src, at, in);
+            char var[128];
+            snprintf(var, sizeof var, "%.*s", (int)(end - p - 2), p + 2);
+            val = getenv(var);
+            if (!val || !*val)
+                return sim_errf(err, "%s: %s: environment variable %s is not set", src, at, var);
+            vl = strlen(val);
+            p = end + 1;
+        } else {
+            val = p++;
+            vl = 1;
+        }
+        if (o + vl >= len)
+            return sim_errf(err, "%s: %s: expanded path too long", src, at);
+        memcpy(out + o, val, vl);
+        o += vl;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
+{
+    char names[512];
+    if (!model_hw_find(c->hardware)) {
+        model_hw_names(names, sizeof names);
+        return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", src,
+                        c->hardware, names);
+    }
+    if (!model_llm_find(c->model)) {
+        model_llm_names(names, sizeof names);
+        return sim_errf(err, "%s: $.model: unknown model '%s' (valid: %s)", src, c->model, names);
+    }
+    if (!model_cost_find(c->cost.model)) {
+        model_cost_names(names, sizeof names);
+        return sim_errf(err, "%s: $.cost.model: unknown cost model '%s' (valid: %s)", src,
+                        c->cost.model, names);
+    }
+    if (!sim_place_find(c->scheduler.policy)) {
+        sim_place_names(names, sizeof names);
+        return sim_errf(err, "%s: $.scheduler.policy: unknown placement policy '%s' (valid: %s)",
+                        src, c->scheduler.policy, names);
+    }
+    if (!sim_admit_find(c->admission.policy)) {
+        sim_admit_names(names, sizeof names);
+        return sim_errf(err, "%s: $.admission.policy: unknown admission policy '%s' (valid: %s)",
+                        src, c->admission.policy, names);
+    }
+    int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
+    if (has_path == has_gen)
+        return sim_errf(err, "%s: $.trace: set exactly one of trace.path and "
+                             "trace.generator.kind",
+                        src);
+    if (has_gen) {
+        const trace_source_ops_t *g = trace_source_find(c->trace.generator.kind);
+        if (!g || !g->is_generator) {
+            trace_source_names(names, sizeof names, 1);
+            return sim_errf(err, "%s: $.trace.generator.kind: unknown generator '%s' (valid: %s)",
+                            src, c->trace.generator.kind, names);
+        }
+    }
+    if (strcmp(c->trace.format, "auto") != 0) {
+        const trace_source_ops_t *r = trace_source_find(c->trace.format);
+        if (!r || r->is_generator) {
+            trace_source_names(names, sizeof names, 0);
+            return sim_errf(err, "%s: $.trace.format: unknown trace format '%s' (valid: auto, %s)",
+                            src, c->trace.format, names);
+        }
+    }
+    return 0;
+}
+
+json_t *sim_config_to_json(const sim_config_t *cfg)
+{
+    json_t *root = json_object();
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const field_t *f = &fields[i];
+        json_t *obj = root;
+        const char *p = f->path, *dot;
+        while ((dot = strchr(p, '.')) != NULL) {
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(dot - p), p);
+            json_t *sub = json_object_get(obj, key);
+            if (!sub) {
+                sub = json_object();
+                json_object_set_new(obj, key, sub);
+            }
+            obj = sub;
+            p = dot + 1;
+        }
+        const void *v = cslot(cfg, f);
+        json_t *jv = f->type == F_INT   ? json_integer((json_int_t) * (const int64_t *)v)
+                     : f->type == F_DBL ? json_real(*(const double *)v)
+                                        : json_string((const char *)v);
+        json_object_set_new(obj, p, jv);
+    }
+    return root;
+}
+
+void sim_config_print_schema(FILE *f)
+{
+    static const char *tn[] = {"int", "number", "string"};
+    fprintf(f, "Experiment config keys (JSON; dotted paths are nested objects):\n\n");
+    for (size_t i = 0; i < N_FIELDS; i++) {
+        const field_t *fl = &fields[i];
+        fprintf(f, "  %-36s %-6s default %s", fl->path, tn[fl->type],
+                fl->def[0] ? fl->def : "\"\"");
+        if (fl->type != F_STR)
+            fprintf(f, "  [%g, %g]", fl->min, fl->max);
+        fprintf(f, "\n      %s\n", fl->help);
+    }
+}

@@ -1,0 +1,88 @@
+/* sim/config.h: the experiment configuration. One declarative field table
+ * (path, type, offset, range, default, help) drives JSON parsing, defaults,
+ * range checks, --set overrides, --help and the effective-config dump.
+ * Invariant: every key a user can write is in the table; others are errors. */
+#ifndef SIM_CONFIG_H
+#define SIM_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "sim/util.h"
+#include "traces/trace.h"
+
+#define SIM_CFG_STR 256
+#define SIM_CFG_PATH 1024
+
+typedef struct sim_config {
+    char name[SIM_CFG_STR];
+    char description[SIM_CFG_PATH];
+    int64_t seed;
+    char model[SIM_CFG_STR];
+    char hardware[SIM_CFG_STR];
+    struct {
+        int64_t prefill;
+        int64_t decode;
+        int64_t decode_max_batch;
+        double vram_reserve_frac;
+    } cluster;
+    struct {
+        char path[SIM_CFG_PATH];
+        char format[SIM_CFG_STR];
+        double speed;
+        int64_t limit;
+        trace_gen_params_t generator;
+    } trace;
+    struct {
+        char policy[SIM_CFG_STR];
+    } scheduler;
+    struct {
+        char policy[SIM_CFG_STR];
+    } admission;
+    struct {
+        char model[SIM_CFG_STR];
+        char calibration[SIM_CFG_PATH];
+        double mfu;
+        double mbu;
+        double overhead_s;
+    } cost;
+    struct {
+        double kv_efficiency;
+        double kv_setup_s;
+    } network;
+    struct {
+        double ttft_s;
+        double tbt_s;
+    } slo;
+} sim_config_t;
+
+/* Fill cfg with every field's default. */
+void sim_config_defaults(sim_config_t *cfg);
+
+/* Read a JSON experiment file over the current values of cfg (start from
+ * sim_config_defaults). Strict: unknown keys, wrong types and out-of-range
+ * values are errors as "file:line:col: msg" or "file: $.path: msg". */
+int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
+
+/* Apply one "path=value" override (the CLI's --set). */
+int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
+
+/* Cross-field and name checks (registries, trace source). src names the
+ * config file for messages. */
+int sim_config_validate(const sim_config_t *cfg, const char *src, sim_err_t *err);
+
+/* Expand ${VAR} in in (environment variables) into out. -1 with
+ * "src: $.at: ..." when a variable is unset. */
+int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,
+                      sim_err_t *err);
+
+/* The effective configuration as a new JSON object (caller json_decref). */
+json_t *sim_config_to_json(const sim_config_t *cfg);
+
+/* Print the schema (path, type, default, range, help) to f. */
+void sim_config_print_schema(FILE *f);
+
+#endif

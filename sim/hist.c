@@ -1,0 +1,84 @@
+/* sim/hist.c: see hist.h. Bucket index: v < 2048 -> v; else with
+ * shift = msb(v) - 10, (shift + 1) * 1024 + (v >> shift) - 1024. */
+#include "sim/hist.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+#define SUB 1024
+
+static size_t bucket_of(int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    if (u < 2 * SUB)
+        return (size_t)u;
+    int msb = 63 - __builtin_clzll(u);
+    int shift = msb - 10;
+    return (size_t)(shift + 1) * SUB + (size_t)((u >> shift) - SUB);
+}
+
+static int64_t bucket_mid(size_t b)
+{
+    if (b < 2 * SUB)
+        return (int64_t)b;
+    size_t shift = b / SUB - 1;
+    uint64_t low = (uint64_t)(b % SUB + SUB) << shift;
+    return (int64_t)(low + (UINT64_C(1) << shift) / 2);
+}
+
+void sim_hist_init(sim_hist_t *h) { memset(h, 0, sizeof *h); }
+
+void sim_hist_free(sim_hist_t *h)
+{
+    sim_free(h->counts);
+    memset(h, 0, sizeof *h);
+}
+
+void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count)
+{
+    SIM_ASSERT(v >= 0);
+    if (count == 0)
+        return;
+    size_t b = bucket_of(v);
+    if (b >= h->n_buckets) {
+        size_t old = h->n_buckets;
+        size_t n = old ? old : 4 * SUB;
+        while (n <= b)
+            n *= 2;
+        h->counts = sim_xrealloc(h->counts, n * sizeof *h->counts, "histogram");
+        memset(h->counts + old, 0, (n - old) * sizeof *h->counts);
+        h->n_buckets = n;
+    }
+    h->counts[b] += count;
+    h->total += count;
+    h->sum += v * (int64_t)count;
+    if (v > h->max)
+        h->max = v;
+}
+
+int64_t sim_hist_percentile(const sim_hist_t *h, double q)
+{
+    if (h->total == 0)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(q * (double)h->total);
+    if (rank < 1)
+        rank = 1;
+    if (rank > h->total)
+        rank = h->total;
+    uint64_t cum = 0;
+    for (size_t b = 0; b < h->n_buckets; b++) {
+        cum += h->counts[b];
+        if (cum >= rank) {
+            int64_t mid = bucket_mid(b);
+            return mid > h->max ? h->max : mid;
+        }
+    }
+    return h->max;
+}
+
+double sim_hist_mean(const sim_hist_t *h)
+{
+    return h->total ? (double)h->sum / (double)h->total : 0.0;
+}

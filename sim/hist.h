@@ -1,0 +1,30 @@
+/* sim/hist.h: a log-linear histogram of non-negative int64 values (ns) for
+ * percentiles over millions of samples in bounded memory. Values below
+ * 2048 are exact; above, buckets are 1/1024 of their octave wide, so a
+ * reported percentile is within 0.1% of the true sample value. Adding is
+ * O(1); percentile queries are O(buckets). */
+#ifndef SIM_HIST_H
+#define SIM_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sim_hist {
+    uint64_t *counts;
+    size_t n_buckets; /* allocated */
+    uint64_t total;
+    int64_t sum;      /* exact sum of values */
+    int64_t max;
+} sim_hist_t;
+
+void sim_hist_init(sim_hist_t *h);
+void sim_hist_free(sim_hist_t *h);
+/* Add value v (>= 0) count times. */
+void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count);
+/* Nearest-rank percentile, q in (0, 1]: the bucket holding the
+ * ceil(q*total)-th smallest sample, reported at its midpoint (exact below
+ * 2048, the max for the top bucket). 0 when empty. */
+int64_t sim_hist_percentile(const sim_hist_t *h, double q);
+double sim_hist_mean(const sim_hist_t *h);
+
+#endif

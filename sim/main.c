@@ -1,0 +1,359 @@
+/* sim/main.c: the mooncake-sim command line. Subcommands run, trace,
+ * calib and bench; each has --help. Only this file prints errors and
+ * exits: status 2 for bad input (config, trace, CLI), 1 for other failures. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "calib/fit.h"
+#include "sim/config.h"
+#include "sim/run.h"
+#include "traces/trace.h"
+
+#ifndef SIM_VERSION
+#define SIM_VERSION "unknown"
+#endif
+
+#define EXIT_USAGE 2
+
+static int fail_input(const sim_err_t *e)
+{
+    fprintf(stderr, "mooncake-sim: %s\n", e->msg);
+    return EXIT_USAGE;
+}
+
+static int usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
+    return EXIT_USAGE;
+}
+
+/* Root of the built-in data: the directory above the executable's bin/,
+ * else the current directory. */
+static void data_dir(char *buf, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(buf, len, ".");
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    for (int up = 0; up < 2; up++) {
+        char *s = strrchr(exe, '/');
+        if (!s)
+            return;
+        *s = '\0';
+    }
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/models/calib", exe);
+    if (access(probe, R_OK) == 0)
+        snprintf(buf, len, "%s", exe);
+}
+
+/* ---- run ---- */
+
+static const char run_help[] =
+    "usage: mooncake-sim run EXP.json [options]\n"
+    "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n\n"
+    "  -o, --out DIR       output directory (default results/<name>)\n"
+    "  -s, --seed N        master seed (overrides the config's seed)\n"
+    "  -S, --set PATH=VAL  override one config value (repeatable)\n"
+    "  -q, --quiet         no table on stdout, no progress line\n"
+    "  -h, --help          this help; --help-config lists every config key\n";
+
+static void print_table(const json_t *s, const sim_config_t *cfg, const char *out)
+{
+    const json_t *rq = json_object_get(s, "requests"), *tt = json_object_get(s, "ttft_s"),
+                 *tb = json_object_get(s, "tbt_s"), *slo = json_object_get(s, "slo"),
+                 *sim = json_object_get(s, "sim");
+#define NUM(o, k) json_number_value(json_object_get((o), (k)))
+#define INT(o, k) (long long)json_integer_value(json_object_get((o), (k)))
+    printf("mooncake-sim: %s  (%lldP + %lldD, %s on %s, %s, %s)\n", cfg->name,
+           (long long)cfg->cluster.prefill, (long long)cfg->cluster.decode, cfg->model,
+           cfg->hardware, cfg->scheduler.policy, cfg->admission.policy);
+    printf("  requests     %lld total, %lld completed, %lld rejected at arrival, %lld after "
+           "prefill\n",
+           INT(rq, "total"), INT(rq, "completed"), INT(rq, "rejected_at_arrival"),
+           INT(rq, "rejected_after_prefill"));
+    printf("  TTFT s       mean %.3f  p50 %.3f  p90 %.3f  p99 %.3f\n", NUM(tt, "mean"),
+           NUM(tt, "p50"), NUM(tt, "p90"), NUM(tt, "p99"));
+    printf("  TBT s        mean %.4f  p90 %.4f  p99 %.4f\n", NUM(tb, "mean"), NUM(tb, "p90"),
+           NUM(tb, "p99"));
+    printf("  throughput   %.3f req/s   goodput %.3f req/s\n", NUM(s, "throughput_rps"),
+           NUM(s, "goodput_rps"));
+    printf("  SLO          TTFT <= %g s, TBT <= %g s: attainment %.4f, effective capacity "
+           "%.4f\n",
+           NUM(slo, "ttft_s"), NUM(slo, "tbt_s"), NUM(slo, "attainment"),
+           NUM(slo, "effective_request_capacity"));
+    printf("  simulation   %lld events in %.3f s wall (seed %lld)\n", INT(sim, "events"),
+           NUM(sim, "wall_s"), INT(sim, "seed"));
+    if (out)
+        printf("  results      %s/\n", out);
+#undef NUM
+#undef INT
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
+        {"set", required_argument, NULL, 'S'},  {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},       {"help-config", no_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *seed = NULL;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    int n_sets = 0, quiet = 0, c, rc = EXIT_USAGE;
+    if (!sets)
+        return 1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:s:S:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 's': seed = optarg; break;
+        case 'S': sets[n_sets++] = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(run_help, stdout); free(sets); return 0;
+        case 'C': sim_config_print_schema(stdout); free(sets); return 0;
+        default: free(sets); return usage_error("run", "bad option");
+        }
+    }
+    if (optind != argc - 1) {
+        free(sets);
+        return usage_error("run", "expected exactly one experiment file");
+    }
+    const char *path = argv[optind];
+    sim_config_t *cfg = malloc(sizeof *cfg);
+    sim_err_t err;
+    sim_run_result_t res;
+    char dd[PATH_MAX], outbuf[PATH_MAX + 16];
+    if (!cfg) {
+        free(sets);
+        return 1;
+    }
+    sim_config_defaults(cfg);
+    if (sim_config_load(cfg, path, &err) != 0)
+        goto bad;
+    for (int i = 0; i < n_sets; i++)
+        if (sim_config_set(cfg, sets[i], &err) != 0)
+            goto bad;
+    if (seed) {
+        char a[64];
+        snprintf(a, sizeof a, "seed=%s", seed);
+        if (sim_config_set(cfg, a, &err) != 0) {
+            sim_errf(&err, "--seed %s: expected an integer in [0, 2^53]", seed);
+            goto bad;
+        }
+    }
+    if (!out) {
+        snprintf(outbuf, sizeof outbuf, "results/%s", cfg->name);
+        out = outbuf;
+    }
+    data_dir(dd, sizeof dd);
+    sim_run_opts_t ro = {.config_src = path, .out_dir = out, .data_dir = dd, .progress = !quiet};
+    if (sim_run(cfg, &ro, &res, &err) != 0)
+        goto bad;
+    if (!quiet)
+        print_table(res.summary, cfg, out);
+    json_decref(res.summary);
+    rc = 0;
+    goto done;
+bad:
+    rc = fail_input(&err);
+done:
+    free(cfg);
+    free(sets);
+    return rc;
+}
+
+/* ---- trace ---- */
+
+static const char trace_help[] =
+    "usage: mooncake-sim trace stats FILE [--format NAME]\n"
+    "Print statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n\n"
+    "  -f, --format NAME   auto (default), mooncake or azure\n"
+    "  -h, --help          this help\n";
+
+static int cmd_trace(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *fmt = "auto";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': fmt = optarg; break;
+        case 'h': fputs(trace_help, stdout); return 0;
+        default: return usage_error("trace", "bad option");
+        }
+    }
+    if (argc - optind != 2 || strcmp(argv[optind], "stats") != 0)
+        return usage_error("trace", "expected 'stats FILE'");
+    trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1, .limit = 0};
+    sim_err_t err;
+    if (trace_stats(&ta, stdout, &err) != 0)
+        return fail_input(&err);
+    return 0;
+}
+
+/* ---- calib ---- */
+
+static const char calib_help[] =
+    "usage: mooncake-sim calib fit MEASUREMENTS.json -o CALIBRATION.json\n"
+    "Fit the prefill and decode cost models (GSL weighted least squares) to measured\n"
+    "points and write a calibration file with coefficients, R^2 and relative errors.\n\n"
+    "  -o, --out FILE   calibration file to write (atomically)\n"
+    "  -h, --help       this help\n";
+
+static int cmd_calib(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'h': fputs(calib_help, stdout); return 0;
+        default: return usage_error("calib", "bad option");
+        }
+    }
+    if (argc - optind != 2 || strcmp(argv[optind], "fit") != 0 || !out)
+        return usage_error("calib", "expected 'fit MEASUREMENTS.json -o CALIBRATION.json'");
+    sim_err_t err;
+    if (calib_fit_file(argv[optind + 1], out, stdout, &err) != 0)
+        return fail_input(&err);
+    return 0;
+}
+
+/* ---- bench ---- */
+
+static const char bench_help[] =
+    "usage: mooncake-sim bench [--trace FILE] [--repeat N]\n"
+    "Replay a whole trace (default: $MOONCAKE_TRACES/conversation_trace.jsonl.zst) on\n"
+    "8 prefill + 8 decode a800x8 nodes and print wall time, events and events per second;\n"
+    "then compare the cJSON and jansson trace parsers.\n\n"
+    "  -t, --trace FILE   trace to replay\n"
+    "  -r, --repeat N     runs to time (best and median reported; default 5)\n"
+    "  -h, --help         this help\n";
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"trace", required_argument, NULL, 't'}, {"repeat", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+    };
+    char tpath[PATH_MAX] = "";
+    int repeat = 5, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "t:r:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 't': snprintf(tpath, sizeof tpath, "%s", optarg); break;
+        case 'r': repeat = atoi(optarg); break;
+        case 'h': fputs(bench_help, stdout); return 0;
+        default: return usage_error("bench", "bad option");
+        }
+    }
+    if (repeat < 1 || repeat > 1000 || optind != argc)
+        return usage_error("bench", "bad arguments");
+    if (!tpath[0]) {
+        const char *d = getenv("MOONCAKE_TRACES");
+        if (!d || !*d) {
+            fprintf(stderr, "mooncake-sim bench: set MOONCAKE_TRACES to the folder holding "
+                            "conversation_trace.jsonl.zst, or pass --trace FILE\n");
+            return EXIT_USAGE;
+        }
+        snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl.zst", d);
+    }
+    sim_config_t *cfg = malloc(sizeof *cfg);
+    if (!cfg)
+        return 1;
+    sim_config_defaults(cfg);
+    snprintf(cfg->name, sizeof cfg->name, "bench");
+    snprintf(cfg->trace.path, sizeof cfg->trace.path, "%s", tpath);
+    char dd[PATH_MAX];
+    data_dir(dd, sizeof dd);
+    sim_run_opts_t ro = {.config_src = "bench", .out_dir = NULL, .data_dir = dd};
+    double walls[1000];
+    sim_run_result_t res = {0};
+    sim_err_t err;
+    for (int i = 0; i < repeat; i++) {
+        if (sim_run(cfg, &ro, &res, &err) != 0) {
+            free(cfg);
+            return fail_input(&err);
+        }
+        walls[i] = res.wall_s;
+        if (i + 1 < repeat)
+            json_decref(res.summary);
+    }
+    qsort(walls, (size_t)repeat, sizeof walls[0], cmp_dbl);
+    printf("bench: %s on 8P+8D a800x8 (least_loaded, fitted cost model)\n", tpath);
+    printf("  requests        %lld (%lld completed)\n", (long long)res.counts.total,
+           (long long)res.counts.completed);
+    printf("  events          %llu\n", (unsigned long long)res.events);
+    printf("  wall time       best %.3f s, median %.3f s over %d runs (budget 1 s)\n", walls[0],
+           walls[repeat / 2], repeat);
+    printf("  events/s        %.0f (best run)\n", (double)res.events / walls[0]);
+    json_decref(res.summary);
+    free(cfg);
+    printf("trace parsers:\n");
+    if (trace_bench_parse(tpath, stdout, &err) != 0)
+        return fail_input(&err);
+    return 0;
+}
+
+/* ---- main ---- */
+
+static const char main_help[] =
+    "usage: mooncake-sim COMMAND [options]\n"
+    "A discrete-event simulator of Mooncake, the KVCache-centric disaggregated LLM\n"
+    "serving architecture.\n\n"
+    "commands:\n"
+    "  run EXP.json      simulate one experiment (see 'run --help', 'run --help-config')\n"
+    "  trace stats FILE  statistics of a trace file\n"
+    "  calib fit ...     fit cost models to measurements\n"
+    "  bench             replay the conversation trace and report the simulator's speed\n\n"
+    "  -h, --help        this help\n"
+    "  -V, --version     print the version\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("", "missing command"), fputs(main_help, stderr), EXIT_USAGE;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(main_help, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+        printf("mooncake-sim %s\n", SIM_VERSION);
+        return 0;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace"))
+        return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calib"))
+        return cmd_calib(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return cmd_bench(argc - 1, argv + 1);
+    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, calib, bench)\n", cmd);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,294 @@
+/* sim/metrics.c: see metrics.h. Percentiles come from sim_hist (within
+ * 0.1%); means and counters are exact. */
+#include "sim/metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/hist.h"
+#include "sim/util.h"
+
+struct sim_metrics {
+    FILE *csv;
+    double ttft_slo_s, tbt_slo_s;
+    sim_metrics_counts_t n;
+    sim_time_t first_arrival_ns, last_arrival_ns, last_finish_ns;
+    sim_hist_t ttft;  /* completed requests */
+    sim_hist_t tbt;   /* every token interval of every request */
+    sim_hist_t top10; /* per completed request: mean of its longest 10% */
+    int64_t input_tok, output_tok, cached_tok;
+    sim_time_t prefill_busy_ns, prefill_wasted_ns;
+    int64_t decode_iters, decode_batch_sum;
+    sim_time_t decode_busy_ns;
+    int64_t kv_bytes;
+    sim_time_t kv_ns;
+    sim_time_t queue_ns_sum;
+};
+
+const char sim_metrics_csv_header[] =
+    "id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,"
+    "cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s,"
+    "queue_s,prefill_s,transfer_s\n";
+
+sim_metrics_t *sim_metrics_new(FILE *csv, double ttft_slo_s, double tbt_slo_s)
+{
+    sim_metrics_t *m = sim_xcalloc(1, sizeof *m, "metrics");
+    m->csv = csv;
+    m->ttft_slo_s = ttft_slo_s;
+    m->tbt_slo_s = tbt_slo_s;
+    m->first_arrival_ns = -1;
+    sim_hist_init(&m->ttft);
+    sim_hist_init(&m->tbt);
+    sim_hist_init(&m->top10);
+    if (csv)
+        fputs(sim_metrics_csv_header, csv);
+    return m;
+}
+
+void sim_metrics_free(sim_metrics_t *m)
+{
+    if (!m)
+        return;
+    sim_hist_free(&m->ttft);
+    sim_hist_free(&m->tbt);
+    sim_hist_free(&m->top10);
+    sim_free(m);
+}
+
+void sim_metrics_arrival(sim_metrics_t *m, const sim_req_t *r)
+{
+    if (m->first_arrival_ns < 0)
+        m->first_arrival_ns = r->arrival_ns;
+    m->last_arrival_ns = r->arrival_ns;
+}
+
+static double s_of(sim_time_t ns) { return (double)ns / 1e9; }
+
+static const char *status_name(sim_req_status_t s)
+{
+    switch (s) {
+    case SIM_REQ_COMPLETED:
+        return "completed";
+    case SIM_REQ_REJECTED_ARRIVAL:
+        return "rejected_at_arrival";
+    case SIM_REQ_REJECTED_PREFILL:
+        return "rejected_after_prefill";
+    case SIM_REQ_ACTIVE:
+        break;
+    }
+    return "active";
+}
+
+void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
+{
+    m->n.total++;
+    m->input_tok += r->input_tok;
+    if (r->finish_ns > m->last_finish_ns)
+        m->last_finish_ns = r->finish_ns;
+    int prefilled = r->status == SIM_REQ_COMPLETED || r->status == SIM_REQ_REJECTED_PREFILL;
+    sim_time_t ttft = r->first_token_ns - r->arrival_ns;
+    sim_time_t prefill = r->first_token_ns - r->prefill_start_ns;
+    switch (r->status) {
+    case SIM_REQ_COMPLETED: {
+        m->n.completed++;
+        m->output_tok += r->output_tok;
+        m->cached_tok += r->cached_tok;
+        m->queue_ns_sum += r->prefill_start_ns - r->arrival_ns;
+        sim_hist_add(&m->ttft, ttft, 1);
+        sim_hist_add(&m->top10, (int64_t)llround(r->tbt_top10_s * 1e9), 1);
+        if (s_of(ttft) <= m->ttft_slo_s && r->tbt_top10_s <= m->tbt_slo_s)
+            m->n.met_slo++;
+        break;
+    }
+    case SIM_REQ_REJECTED_ARRIVAL:
+        m->n.rejected_arrival++;
+        break;
+    case SIM_REQ_REJECTED_PREFILL:
+        m->n.rejected_prefill++;
+        m->prefill_wasted_ns += prefill;
+        break;
+    case SIM_REQ_ACTIVE:
+        SIM_ASSERT(!"request reported before it ended");
+    }
+    if (!m->csv)
+        return;
+    fprintf(m->csv, "%lld,%.6f,%lld,%lld,%s,%d,%d,%lld,", (long long)r->id, s_of(r->arrival_ns),
+            (long long)r->input_tok, (long long)r->output_tok, status_name(r->status),
+            (int)r->prefill_inst, (int)r->decode_inst, (long long)r->cached_tok);
+    if (r->status == SIM_REQ_COMPLETED)
+        fprintf(m->csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", s_of(ttft), r->tbt_mean_s, r->tbt_p90_s,
+                r->tbt_max_s, r->tbt_top10_s, s_of(r->finish_ns));
+    else if (prefilled)
+        fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
+    else
+        fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
+    if (prefilled)
+        fprintf(m->csv, "%.6f,%.6f,%.6f\n", s_of(r->prefill_start_ns - r->arrival_ns),
+                s_of(prefill), s_of(r->transfer_ns));
+    else
+        fputs(",,\n", m->csv);
+}
+
+void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
+{
+    sim_hist_add(&m->tbt, interval_ns, count);
+}
+
+void sim_metrics_prefill_busy(sim_metrics_t *m, sim_time_t ns) { m->prefill_busy_ns += ns; }
+
+void sim_metrics_decode_iter(sim_metrics_t *m, sim_time_t ns, int64_t batch)
+{
+    m->decode_iters++;
+    m->decode_batch_sum += batch;
+    m->decode_busy_ns += ns;
+}
+
+void sim_metrics_kv_handoff(sim_metrics_t *m, int64_t bytes, sim_time_t ns)
+{
+    m->kv_bytes += bytes;
+    m->kv_ns += ns;
+}
+
+sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m) { return m->n; }
+
+/* Round to 9 significant digits so summaries read cleanly and stay stable. */
+static json_t *num(double v)
+{
+    if (v == 0 || !isfinite(v))
+        return json_real(0);
+    double mag = pow(10, 8 - floor(log10(fabs(v))));
+    return json_real(round(v * mag) / mag);
+}
+
+static json_t *pct(const sim_hist_t *h, const char *const *keys, const double *qs, size_t n)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "mean", num(sim_hist_mean(h) / 1e9));
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(o, keys[i], num((double)sim_hist_percentile(h, qs[i]) / 1e9));
+    return o;
+}
+
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *sim)
+{
+    json_t *root = json_object(), *o;
+    sim_time_t span = m->last_arrival_ns - m->first_arrival_ns;
+    if (span <= 0) /* one instant: use the time to the last completion */
+        span = m->last_finish_ns - (m->first_arrival_ns > 0 ? m->first_arrival_ns : 0);
+    double span_s = span > 0 ? s_of(span) : 0;
+
+    o = json_object();
+    json_object_set_new(o, "total", json_integer(m->n.total));
+    json_object_set_new(o, "completed", json_integer(m->n.completed));
+    json_object_set_new(o, "rejected_at_arrival", json_integer(m->n.rejected_arrival));
+    json_object_set_new(o, "rejected_after_prefill", json_integer(m->n.rejected_prefill));
+    json_object_set_new(root, "requests", o);
+
+    static const char *const k3[] = {"p50", "p90", "p99"};
+    static const double q3[] = {0.5, 0.9, 0.99};
+    json_object_set_new(root, "ttft_s", pct(&m->ttft, k3, q3, 3));
+    json_object_set_new(root, "tbt_s", pct(&m->tbt, k3 + 1, q3 + 1, 2));
+    json_object_set_new(root, "tbt_top10_s", pct(&m->top10, k3, q3, 3));
+
+    json_object_set_new(root, "throughput_rps",
+                        num(span_s > 0 ? (double)m->n.completed / span_s : 0));
+    json_object_set_new(root, "goodput_rps", num(span_s > 0 ? (double)m->n.met_slo / span_s : 0));
+
+    o = json_object();
+    json_object_set_new(o, "ttft_s", num(m->ttft_slo_s));
+    json_object_set_new(o, "tbt_s", num(m->tbt_slo_s));
+    json_object_set_new(o, "met", json_integer(m->n.met_slo));
+    json_object_set_new(o, "attainment",
+                        num(m->n.completed ? (double)m->n.met_slo / (double)m->n.completed : 0));
+    json_object_set_new(o, "effective_request_capacity",
+                        num(m->n.total ? (double)m->n.met_slo / (double)m->n.total : 0));
+    json_object_set_new(root, "slo", o);
+
+    o = json_object();
+    json_object_set_new(o, "span_s", num(span_s));
+    json_object_set_new(o, "input_tokens", json_integer(m->input_tok));
+    json_object_set_new(o, "output_tokens_completed", json_integer(m->output_tok));
+    json_object_set_new(o, "cached_tokens_completed", json_integer(m->cached_tok));
+    json_object_set_new(root, "trace", o);
+
+    o = json_object();
+    json_object_set_new(o, "busy_s", num(s_of(m->prefill_busy_ns)));
+    json_object_set_new(o, "wasted_s", num(s_of(m->prefill_wasted_ns)));
+    json_object_set_new(o, "mean_queue_s",
+                        num(m->n.completed ? s_of(m->queue_ns_sum) / (double)m->n.completed : 0));
+    json_object_set_new(root, "prefill", o);
+
+    o = json_object();
+    json_object_set_new(o, "iterations", json_integer(m->decode_iters));
+    json_object_set_new(o, "busy_s", num(s_of(m->decode_busy_ns)));
+    json_object_set_new(o, "mean_batch",
+                        num(m->decode_iters ? (double)m->decode_batch_sum / (double)m->decode_iters
+                                            : 0));
+    json_object_set_new(root, "decode", o);
+
+    o = json_object();
+    json_object_set_new(o, "kv_handoff_bytes", json_integer(m->kv_bytes));
+    json_object_set_new(o, "kv_handoff_busy_s", num(s_of(m->kv_ns)));
+    json_object_set_new(root, "transfer", o);
+
+    json_object_set_new(root, "sim", sim);
+    return root;
+}
+
+/* Hoare-style quickselect: afterwards a[k] holds the value of rank k and
+ * everything before it is <= a[k], everything after >=. Middle pivot;
+ * deterministic. */
+static void select_k(int64_t *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                int64_t t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+void sim_metrics_tbt_stats(int64_t *a, size_t n, double *mean_s, double *p90_s, double *max_s,
+                           double *top10_s)
+{
+    *mean_s = *p90_s = *max_s = *top10_s = 0;
+    if (n == 0)
+        return;
+    int64_t sum = 0, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += a[i];
+        mx = a[i] > mx ? a[i] : mx;
+    }
+    *mean_s = (double)sum / (double)n / 1e9;
+    *max_s = (double)mx / 1e9;
+    size_t top = (n + 9) / 10; /* ceil(10%) */
+    select_k(a, n, n - top);
+    int64_t top_sum = 0;
+    for (size_t i = n - top; i < n; i++)
+        top_sum += a[i];
+    *top10_s = (double)top_sum / (double)top / 1e9;
+    size_t r90 = (9 * n + 9) / 10; /* ceil(0.9 n), 1-based */
+    if (r90 - 1 < n - top)
+        select_k(a, n - top, r90 - 1);
+    *p90_s = (double)a[r90 - 1] / 1e9;
+}

@@ -1,0 +1,34 @@
+/* sim/out.h: result files written atomically. Each file is written to a
+ * hidden temporary beside its final name and renamed into place only on
+ * commit, so a failed run leaves nothing half-written. */
+#ifndef SIM_OUT_H
+#define SIM_OUT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "sim/util.h"
+
+typedef struct sim_out_file {
+    FILE *f;
+    char final_path[4096];
+    char tmp_path[4096];
+} sim_out_file_t;
+
+/* Create dir and its parents as needed. Sets *created to 1 when the last
+ * component did not exist before (so a failed run can remove it). */
+int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err);
+
+/* Open dir/name for writing through a temporary. 0 or -1 (err filled). */
+int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t *err);
+/* Flush, close and rename into place. 0 or -1 (temporary removed). */
+int sim_out_commit(sim_out_file_t *o, sim_err_t *err);
+/* Close and remove the temporary; safe on a file never opened. */
+void sim_out_abort(sim_out_file_t *o);
+
+/* Write json to path atomically (indent 2, keys in insertion order,
+ * trailing newline). 0 or -1. */
+int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err);
+
+#endif

@@ -1,0 +1,31 @@
+/* sim/policy/place_least_loaded.c: the prefill instance where r would
+ * finish first (predicted queue wait + its own prefill; ties to the lowest
+ * index), ignoring caches; decode by the shared least-loaded balancer. */
+#include "sim/cluster.h"
+#include "sim/place.h"
+
+static int ll_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out)
+{
+    (void)st;
+    int best = 0;
+    sim_time_t best_t = INT64_MAX;
+    for (int i = 0; i < sim_cluster_n_prefill(c); i++) {
+        sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_cluster_prefill_pred_ns(c, i, r);
+        if (t < best_t) {
+            best_t = t;
+            best = i;
+        }
+    }
+    out->prefill = best;
+    out->decode = sim_place_decode_least_loaded(c, r);
+    out->pred_ttft_ns = best_t;
+    return SIM_PLACE_OK;
+}
+
+const sim_place_ops_t sim_place_least_loaded = {
+    .name = "least_loaded",
+    .help = "prefill instance with the least predicted queue time; decode least loaded",
+    .init = NULL,
+    .free = NULL,
+    .place = ll_place,
+};

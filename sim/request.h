@@ -1,0 +1,45 @@
+/* sim/request.h: one request's state through its lifecycle: arrival ->
+ * placement -> prefill queue -> prefill -> KV hand-off -> decode batch ->
+ * completion, or a rejection. Invariant: every request ends exactly once
+ * (status leaves SIM_REQ_ACTIVE once) and is then freed. */
+#ifndef SIM_REQUEST_H
+#define SIM_REQUEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/util.h"
+
+typedef enum sim_req_status {
+    SIM_REQ_ACTIVE = 0,
+    SIM_REQ_COMPLETED,
+    SIM_REQ_REJECTED_ARRIVAL,
+    SIM_REQ_REJECTED_PREFILL,
+} sim_req_status_t;
+
+typedef struct sim_req {
+    int64_t id; /* 0-based position in the trace */
+    sim_time_t arrival_ns;
+    int64_t input_tok;
+    int64_t output_tok;
+    uint32_t n_blocks;
+    uint64_t *blocks; /* chained 512-token prefix ids, owned */
+    int32_t prefill_inst; /* -1 until placed */
+    int32_t decode_inst;
+    int64_t cached_tok;          /* prefix tokens reused instead of computed */
+    sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
+    sim_time_t prefill_start_ns;
+    sim_time_t first_token_ns;   /* end of prefill */
+    sim_time_t transfer_ns;      /* KV hand-off duration */
+    sim_time_t finish_ns;
+    int64_t join_iter;   /* decode iteration index of its first decode step */
+    int64_t finish_iter; /* index of its last decode step */
+    size_t heap_pos;
+    sim_req_status_t status;
+    /* TBT statistics over its output_tok - 1 token intervals (seconds). */
+    double tbt_mean_s, tbt_p90_s, tbt_max_s, tbt_top10_s;
+    struct sim_req *next; /* FIFO link in the queue it waits in */
+    struct sim_req *live_prev, *live_next; /* the cluster's list of live requests */
+} sim_req_t;
+
+#endif

@@ -1,0 +1,163 @@
+/* sim/run.c: see run.h. */
+#include "sim/run.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "models/cost.h"
+#include "sim/cluster.h"
+#include "sim/jsonx.h"
+#include "sim/out.h"
+
+#ifndef SIM_VERSION
+#define SIM_VERSION "unknown"
+#endif
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_line(void *ud, const sim_cluster_t *c)
+{
+    (void)ud;
+    fprintf(stderr, "\r  simulated %8.1f s, %lld requests, %lld in flight   ",
+            (double)sim_cluster_now(c) / 1e9, (long long)sim_cluster_n_arrived(c),
+            (long long)sim_cluster_n_in_flight(c));
+}
+
+/* Prefix an error from a component with the config file's name when it
+ * names a JSON path ("$.x: ..."). */
+static void prefix_src(sim_err_t *err, const char *src)
+{
+    if (err && strncmp(err->msg, "$.", 2) == 0) {
+        sim_err_t e = *err;
+        sim_errf(err, "%s: %s", src, e.msg);
+    }
+}
+
+int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *res,
+            sim_err_t *err)
+{
+    const char *src = o->config_src ? o->config_src : "config";
+    memset(res, 0, sizeof *res);
+    if (sim_config_validate(cfg, src, err) != 0)
+        return -1;
+    const model_hw_t *hw = model_hw_find(cfg->hardware);
+    const model_llm_t *llm = model_llm_find(cfg->model);
+    char calib[SIM_CFG_PATH];
+    if (sim_config_expand(cfg->cost.calibration, calib, sizeof calib, src, "$.cost.calibration",
+                          err) != 0)
+        return -1;
+    model_cost_args_t ca = {
+        .hw = hw, .llm = llm, .calibration = calib, .data_dir = o->data_dir,
+        .mfu = cfg->cost.mfu, .mbu = cfg->cost.mbu, .overhead_s = cfg->cost.overhead_s,
+    };
+    int rc = -1, dir_created = 0;
+    model_cost_t *cost = NULL;
+    trace_t *trace = NULL;
+    sim_metrics_t *m = NULL;
+    sim_cluster_t *cl = NULL;
+    json_t *summary = NULL, *eff = NULL;
+    sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0};
+
+    cost = model_cost_new(cfg->cost.model, &ca, err);
+    if (!cost) {
+        sim_err_t e = *err;
+        sim_errf(err, "%s: $.cost: %s", src, e.msg);
+        goto done;
+    }
+    char tpath[SIM_CFG_PATH];
+    if (sim_config_expand(cfg->trace.path, tpath, sizeof tpath, src, "$.trace.path", err) != 0)
+        goto done;
+    trace_open_args_t ta = {
+        .path = tpath, .format = cfg->trace.format, .gen = &cfg->trace.generator,
+        .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
+    };
+    trace = trace_open(&ta, err);
+    if (!trace) {
+        prefix_src(err, src);
+        goto done;
+    }
+    if (o->out_dir) {
+        if (sim_out_mkdirs(o->out_dir, &dir_created, err) != 0 ||
+            sim_out_open(&csv, o->out_dir, "requests.csv", err) != 0)
+            goto done;
+    }
+    m = sim_metrics_new(csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
+    sim_cluster_args_t ka = {
+        .hw = hw, .llm = llm, .cost = cost,
+        .place = sim_place_find(cfg->scheduler.policy),
+        .admit = sim_admit_find(cfg->admission.policy),
+        .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
+        .decode_max_batch = cfg->cluster.decode_max_batch,
+        .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
+        .kv_efficiency = cfg->network.kv_efficiency,
+        .kv_setup_ns = (sim_time_t)(cfg->network.kv_setup_s * 1e9 + 0.5),
+    };
+    cl = sim_cluster_new(&ka, m, err);
+    if (!cl) {
+        sim_err_t e = *err;
+        sim_errf(err, "%s: $.model: %s", src, e.msg);
+        goto done;
+    }
+
+    double t0 = mono_s();
+    sim_cluster_attach_trace(cl, trace);
+    int show = o->progress && isatty(STDERR_FILENO);
+    if (sim_cluster_run(cl, show ? progress_line : NULL, NULL, err) != 0) {
+        if (show)
+            fputc('\n', stderr);
+        goto done;
+    }
+    if (show)
+        fprintf(stderr, "\r%70s\r", "");
+    res->wall_s = mono_s() - t0;
+    res->events = sim_cluster_events(cl);
+    res->counts = sim_metrics_counts(m);
+
+    json_t *simj = json_object();
+    json_object_set_new(simj, "events", json_integer((json_int_t)res->events));
+    json_object_set_new(simj, "wall_s", json_real(res->wall_s));
+    json_object_set_new(simj, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(simj, "version", json_string(SIM_VERSION));
+    json_object_set_new(simj, "cost_model", json_string(model_cost_name(cost)));
+    json_object_set_new(simj, "cost_source", json_string(model_cost_source(cost)));
+    json_object_set_new(simj, "decode_kv_capacity_tokens",
+                        json_integer(sim_cluster_decode_kv_cap_tok(cl)));
+    summary = sim_metrics_summary(m, simj);
+
+    if (o->out_dir) {
+        eff = sim_config_to_json(cfg);
+        if (sim_out_open(&fsum, o->out_dir, "summary.json", err) != 0 ||
+            sim_out_open(&fcfg, o->out_dir, "config.json", err) != 0)
+            goto done;
+        if (sim_json_write(fsum.f, summary) != 0 || sim_json_write(fcfg.f, eff) != 0) {
+            sim_errf(err, "%s: write failed", o->out_dir);
+            goto done;
+        }
+        if (sim_out_commit(&csv, err) != 0 || sim_out_commit(&fsum, err) != 0 ||
+            sim_out_commit(&fcfg, err) != 0)
+            goto done;
+    }
+    res->summary = summary;
+    summary = NULL;
+    rc = 0;
+done:
+    sim_out_abort(&csv);
+    sim_out_abort(&fsum);
+    sim_out_abort(&fcfg);
+    if (rc != 0 && dir_created)
+        rmdir(o->out_dir);
+    json_decref(summary);
+    json_decref(eff);
+    sim_cluster_free(cl);
+    sim_metrics_free(m);
+    trace_close(trace);
+    model_cost_free(cost);
+    return rc;
+}

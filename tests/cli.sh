@@ -1,0 +1,107 @@
+#!/bin/sh
+# tests/cli.sh: the command line as users meet it: help, exit statuses,
+# located error messages, nothing half-written on bad input, outputs of a
+# small run, byte-identical reruns. Usage: sh tests/cli.sh bin/mooncake-sim
+set -u
+BIN=${1:?usage: cli.sh path/to/mooncake-sim}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mooncake-cli-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect STATUS NEEDLE CMD...: run CMD, check exit status and that stderr
+# or stdout contains NEEDLE.
+expect() {
+    want=$1 needle=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        bad "$* -> exit $got, expected $want: $(head -c 300 "$T/err")"
+    elif [ -n "$needle" ] && ! grep -qF -- "$needle" "$T/out" "$T/err"; then
+        bad "$* -> output lacks '$needle': $(head -c 300 "$T/err")"
+    else
+        ok
+    fi
+}
+
+expect 0 "usage: mooncake-sim COMMAND" "$BIN" --help
+expect 0 "usage: mooncake-sim run" "$BIN" run --help
+expect 0 "trace.generator.rate_rps" "$BIN" run --help-config
+expect 0 "usage: mooncake-sim trace" "$BIN" trace --help
+expect 0 "usage: mooncake-sim calib" "$BIN" calib --help
+expect 0 "usage: mooncake-sim bench" "$BIN" bench --help
+expect 0 "mooncake-sim " "$BIN" --version
+expect 2 "unknown command 'fly'" "$BIN" fly
+expect 2 "missing command" "$BIN"
+expect 2 "expected exactly one experiment file" "$BIN" run
+expect 2 "bad option" "$BIN" run --frobnicate x.json
+
+# Bad configs: located messages, exit 2, no output directory.
+printf '{\n  "seed": 1,\n  "cluster": {"prefill": 2,}\n}\n' >"$T/syntax.json"
+expect 2 "syntax.json:3:" "$BIN" run "$T/syntax.json" --out "$T/o1"
+[ ! -e "$T/o1" ] && ok || bad "syntax error left $T/o1"
+printf '{"trace": {"generator": {"kind": "kimi"}}, "clustr": {}}\n' >"$T/unknown.json"
+expect 2 'unknown.json: $.clustr: unknown key' "$BIN" run "$T/unknown.json" --out "$T/o2"
+[ ! -e "$T/o2" ] && ok || bad "unknown key left $T/o2"
+printf '{"trace": {"generator": {"kind": "kimi", "requests": 50}}}\n' >"$T/small.json"
+expect 2 "--set cluster.prefill=0: 0 is out of range" "$BIN" run "$T/small.json" --set cluster.prefill=0 --out "$T/o3"
+expect 2 "unknown config path 'nope'" "$BIN" run "$T/small.json" --set nope=1 --out "$T/o3"
+expect 2 "--seed abc" "$BIN" run "$T/small.json" --seed abc --out "$T/o3"
+[ ! -e "$T/o3" ] && ok || bad "bad --set left $T/o3"
+printf '{"trace": {"path": "${MOONCAKE_CLI_UNSET_VAR}/x.jsonl"}}\n' >"$T/env.json"
+expect 2 'env.json: $.trace.path: environment variable MOONCAKE_CLI_UNSET_VAR is not set' "$BIN" run "$T/env.json" --out "$T/o4"
+printf '{"trace": {"path": "%s/missing.jsonl"}}\n' "$T" >"$T/missing.json"
+expect 2 "missing.jsonl: cannot open" "$BIN" run "$T/missing.json" --out "$T/o4"
+# A trace that breaks on its third line: no partial results.
+printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 4, "hash_ids": [0, 1]}' \
+    '{"timestamp": 10, "input_length": 600, "output_length": 4, "hash_ids": [0, 2]}' \
+    '{"timestamp": 20, "input_length": 600, "output_length": 4, "hash_ids": [0]}' >"$T/short.jsonl"
+printf '{"trace": {"path": "%s/short.jsonl"}}\n' "$T" >"$T/short.json"
+expect 2 "short.jsonl:3:" "$BIN" run "$T/short.json" --out "$T/o4"
+[ ! -e "$T/o4" ] && ok || bad "trace error left $T/o4"
+mkdir "$T/o5"
+expect 2 "short.jsonl:3:" "$BIN" run "$T/short.json" --out "$T/o5"
+[ -z "$(ls -A "$T/o5")" ] && ok || bad "trace error left files in an existing directory: $(ls -A "$T/o5")"
+
+# A good run: the table, the three files, nothing temporary, reruns identical.
+expect 0 "requests     50 total" "$BIN" run "$T/small.json" --out "$T/r1"
+for f in summary.json requests.csv config.json; do
+    [ -s "$T/r1/$f" ] && ok || bad "run did not write $f"
+done
+[ "$(ls -A "$T/r1" | wc -l)" = 3 ] && ok || bad "unexpected files in output: $(ls -A "$T/r1")"
+[ "$(wc -l <"$T/r1/requests.csv")" = 51 ] && ok || bad "requests.csv should have 50 rows"
+head -1 "$T/r1/requests.csv" | grep -q '^id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s' && ok || bad "requests.csv header"
+expect 0 "" "$BIN" run "$T/small.json" --out "$T/r2" --quiet
+[ ! -s "$T/out" ] && ok || bad "--quiet printed to stdout"
+cmp -s "$T/r1/requests.csv" "$T/r2/requests.csv" && ok || bad "requests.csv differs between identical runs"
+cmp -s "$T/r1/config.json" "$T/r2/config.json" && ok || bad "config.json differs between identical runs"
+grep -v '"wall_s"' "$T/r1/summary.json" >"$T/s1"; grep -v '"wall_s"' "$T/r2/summary.json" >"$T/s2"
+cmp -s "$T/s1" "$T/s2" && ok || bad "summary.json differs between identical runs (beyond wall_s)"
+expect 0 "" "$BIN" run "$T/small.json" --out "$T/r3" --quiet --seed 7
+cmp -s "$T/r1/requests.csv" "$T/r3/requests.csv" && bad "--seed changed nothing" || ok
+grep -q '"seed": 7' "$T/r3/config.json" && ok || bad "config.json lacks the --seed value"
+# The effective config reproduces the run.
+expect 0 "" "$BIN" run "$T/r1/config.json" --out "$T/r4" --quiet
+cmp -s "$T/r1/requests.csv" "$T/r4/requests.csv" && ok || bad "effective config.json does not reproduce the run"
+
+# trace stats
+expect 2 "short.jsonl:3:" "$BIN" trace stats "$T/short.jsonl"
+printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 4, "hash_ids": [0, 1]}' \
+    '{"timestamp": 1500, "input_length": 100, "output_length": 8, "hash_ids": [5]}' >"$T/two.jsonl"
+expect 0 '"span_s": 1.5' "$BIN" trace stats "$T/two.jsonl"
+expect 0 '"mean_output": 6' "$BIN" trace stats "$T/two.jsonl"
+expect 2 "expected 'stats FILE'" "$BIN" trace
+expect 2 "cannot open" "$BIN" trace stats "$T/none.jsonl"
+
+# calib
+expect 2 "expected 'fit" "$BIN" calib fit x.json
+expect 2 "nope.json" "$BIN" calib fit "$T/nope.json" -o "$T/c.json"
+
+# bench needs a trace
+(unset MOONCAKE_TRACES; expect 2 "set MOONCAKE_TRACES" "$BIN" bench)
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,6 @@
+#!/bin/sh
+# Refresh the golden expectations from the current build. Run only when a
+# change of results is intended, and say why in the commit.
+set -eu
+: "${MOONCAKE_TRACES:?set MOONCAKE_TRACES to the folder holding the Mooncake traces}"
+MOONCAKE_GOLDEN_UPDATE=1 CK_RUN_CASE=core CK_RUN_SUITE=sim "$1"

@@ -1,0 +1,243 @@
+/* tests/test_model.c: hardware/model descriptors, the least-squares fit,
+ * the committed calibration against its points, both cost models. */
+#include "tests/tests.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "calib/fit.h"
+#include "models/cost.h"
+#include "models/fit.h"
+#include "models/hw.h"
+#include "models/llm.h"
+#include "sim/admit.h"
+#include "sim/place.h"
+
+START_TEST(test_descriptors)
+{
+    const model_llm_t *m = model_llm_find("llama2-70b");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(model_llm_kv_bytes_per_tok(m), 327680);
+    ck_assert_int_eq(model_llm_kv_bytes_per_tok(model_llm_find("llama3-70b")), 327680);
+    ck_assert_int_eq(model_llm_kv_bytes_per_tok(model_llm_find("llama3-8b")), 131072);
+    ck_assert_ptr_null(model_llm_find("gpt-5"));
+    const model_hw_t *hw = model_hw_find("a800x8");
+    ck_assert_ptr_nonnull(hw);
+    ck_assert_int_eq(hw->n_gpus, 8);
+    ck_assert_double_eq_tol(model_hw_nic_bytes_per_s(hw), 100e9, 1);
+    ck_assert_double_eq(hw->h2d_bytes_per_s, 128e9);
+    ck_assert_ptr_nonnull(model_hw_find("h800x8"));
+    ck_assert_ptr_nonnull(model_hw_find("h200x8"));
+}
+END_TEST
+
+/* Every "a, b, c" list of a registry names each entry once. */
+static void assert_unique(const char *list)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list);
+    ck_assert_int_gt((int)strlen(buf), 0);
+    char *names[64];
+    int n = 0;
+    for (char *t = strtok(buf, ", "); t; t = strtok(NULL, ", "))
+        names[n++] = t;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            ck_assert_str_ne(names[i], names[j]);
+}
+
+START_TEST(test_registries_unique)
+{
+    char buf[1024];
+    model_hw_names(buf, sizeof buf);
+    assert_unique(buf);
+    model_llm_names(buf, sizeof buf);
+    assert_unique(buf);
+    model_cost_names(buf, sizeof buf);
+    assert_unique(buf);
+    ck_assert_str_eq(buf, "fitted, roofline");
+    sim_place_names(buf, sizeof buf);
+    assert_unique(buf);
+    ck_assert_str_eq(buf, "round_robin, least_loaded");
+    sim_admit_names(buf, sizeof buf);
+    assert_unique(buf);
+}
+END_TEST
+
+/* Exact data from a known polynomial is recovered exactly. */
+START_TEST(test_fit_recovers_coefficients)
+{
+    const double c[3] = {0.1, 1e-4, 9e-10};
+    double x[30], y[10];
+    for (int i = 0; i < 10; i++) {
+        double n = 4096.0 * (i + 1), p = (i % 3) * 1024.0;
+        x[i * 3] = 1;
+        x[i * 3 + 1] = n - p;
+        x[i * 3 + 2] = n * n - p * p;
+        y[i] = model_fit_prefill_eval(c, n, p);
+    }
+    model_fit_t f;
+    ck_assert_int_eq(model_fit_wls(x, y, 10, &f), 0);
+    for (int j = 0; j < 3; j++)
+        ck_assert_double_eq_tol(f.coef[j], c[j], fabs(c[j]) * 1e-6);
+    ck_assert_double_lt(f.max_rel_err, 1e-9);
+    ck_assert_double_eq_tol(f.r2, 1.0, 1e-9);
+    ck_assert_int_eq(model_fit_wls(x, y, 2, &f), -1);
+}
+END_TEST
+
+static json_t *load(const char *path)
+{
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    ck_assert_msg(j != NULL, "%s: %s", path, e.text);
+    return j;
+}
+
+/* The committed calibration is what `calib fit` makes of its points, and
+ * its recorded errors hold for every point. */
+START_TEST(test_calibration_matches_points)
+{
+    const char *pts = "calib/data/paper-a800x8-llama70b.json";
+    char out[512];
+    snprintf(out, sizeof out, "%s/calib.json", tests_tmpdir());
+    sim_err_t err;
+    ck_assert_msg(calib_fit_file(pts, out, NULL, &err) == 0, "%s", err.msg);
+    json_t *fresh = load(out), *committed = load("models/calib/a800x8.json"), *points = load(pts);
+    const char *sects[2] = {"prefill", "decode"};
+    for (int s = 0; s < 2; s++) {
+        json_t *a = json_object_get(fresh, sects[s]), *b = json_object_get(committed, sects[s]);
+        double c[3];
+        for (size_t j = 0; j < 3; j++) {
+            double x = json_number_value(json_array_get(json_object_get(a, "coef"), j));
+            c[j] = json_number_value(json_array_get(json_object_get(b, "coef"), j));
+            ck_assert_msg(fabs(x - c[j]) <= 1e-8 * fabs(x), "%s coef %zu stale: refit %g vs %g "
+                          "(run the calib fit in README)", sects[s], j, x, c[j]);
+        }
+        double max_rel = json_number_value(json_object_get(b, "max_rel_err"));
+        /* The paper's points fit the DESIGN forms within these bounds. */
+        ck_assert_double_lt(max_rel, s == 0 ? 0.15 : 0.05);
+        json_t *arr = json_object_get(points, sects[s]);
+        for (size_t i = 0; i < json_array_size(arr); i++) {
+            json_t *pt = json_array_get(arr, i);
+            double y = json_number_value(json_object_get(pt, "s")), pred;
+            if (s == 0)
+                pred = model_fit_prefill_eval(c, json_number_value(json_object_get(pt, "n_tok")),
+                                              json_number_value(json_object_get(pt, "prefix_tok")));
+            else
+                pred = model_fit_decode_eval(c, json_number_value(json_object_get(pt, "batch")),
+                                             json_number_value(json_object_get(pt, "ctx_tok")));
+            ck_assert_double_le(fabs(pred - y) / y, max_rel + 1e-9);
+        }
+    }
+    json_decref(fresh);
+    json_decref(committed);
+    json_decref(points);
+}
+END_TEST
+
+START_TEST(test_calib_fit_errors)
+{
+    const char *d = tests_tmpdir();
+    sim_err_t err;
+    char out[512];
+    snprintf(out, sizeof out, "%s/never.json", d);
+    const char *bad = "{\"source\": \"x\", \"date\": \"d\", \"hardware\": \"a800x8\", \"models\": [],\n"
+                      " \"prefill\": [{\"n_tok\": 10, \"prefix_tok\": 0, \"s\": 1},\n"
+                      "  {\"n_tok\": 20, \"prefix_tok\": 30, \"s\": 1}, {\"n_tok\": 5, \"s\": 2}],\n"
+                      " \"decode\": []}\n";
+    const char *p = tests_write_file(d, "badpts.json", bad, strlen(bad));
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, &err), -1);
+    ck_assert_msg(strstr(err.msg, "badpts.json: $.prefill[1]: need") != NULL, "%s", err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    const char *syn = "{\"source\": \n ]";
+    p = tests_write_file(d, "syntax.json", syn, strlen(syn));
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, &err), -1);
+    ck_assert_msg(strstr(err.msg, "syntax.json:2:") != NULL, "%s", err.msg);
+}
+END_TEST
+
+static model_cost_t *cost(const char *name, const char *hw, const char *llm)
+{
+    model_cost_args_t a = {
+        .hw = model_hw_find(hw), .llm = model_llm_find(llm), .calibration = "",
+        .data_dir = ".", .mfu = 0.5, .mbu = 0.5, .overhead_s = 0.005,
+    };
+    sim_err_t err;
+    model_cost_t *c = model_cost_new(name, &a, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    return c;
+}
+
+START_TEST(test_fitted_cost)
+{
+    model_cost_t *c = cost("fitted", "a800x8", "llama2-70b");
+    /* Near the paper's single-request prefill (FAST'25 Fig. 14). */
+    ck_assert_double_eq_tol((double)model_cost_prefill_ns(c, 8192, 0) / 1e9, 1.0, 0.1);
+    ck_assert_double_eq_tol((double)model_cost_prefill_ns(c, 131072, 0) / 1e9, 27.52, 2.0);
+    ck_assert_int_eq(model_cost_prefill_ns(c, 5000, 5000), 0);
+    sim_time_t prev = 0;
+    for (int64_t n = 512; n <= 131072; n *= 2) {
+        sim_time_t t = model_cost_prefill_ns(c, n, 0);
+        ck_assert_int_gt(t, prev);
+        ck_assert_int_lt(model_cost_prefill_ns(c, n, n / 2), t);
+        prev = t;
+    }
+    /* Decode: 128 steps at 8k about 3.39 s. */
+    ck_assert_double_eq_tol(128.0 * (double)model_cost_decode_ns(c, 1, 8192) / 1e9, 3.39, 0.1);
+    ck_assert_int_gt(model_cost_decode_ns(c, 16, 16 * 8192), model_cost_decode_ns(c, 1, 8192));
+    ck_assert_str_eq(model_cost_name(c), "fitted");
+    model_cost_free(c);
+    /* No built-in calibration for h200x8: a clear error. */
+    model_cost_args_t a = {.hw = model_hw_find("h200x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    ck_assert_ptr_null(model_cost_new("fitted", &a, &err));
+    ck_assert_msg(strstr(err.msg, "no built-in calibration for hardware 'h200x8'"), "%s", err.msg);
+    a.hw = model_hw_find("a800x8");
+    a.llm = model_llm_find("llama3-8b");
+    ck_assert_ptr_null(model_cost_new("fitted", &a, &err));
+    ck_assert_msg(strstr(err.msg, "does not cover model 'llama3-8b'"), "%s", err.msg);
+    ck_assert_ptr_null(model_cost_new("magic", &a, &err));
+    ck_assert_msg(strstr(err.msg, "(valid: fitted, roofline)"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_roofline_cost)
+{
+    model_cost_t *c = cost("roofline", "a800x8", "llama2-70b");
+    /* Spec-derived: the same order as the paper's measurements. */
+    double p8k = (double)model_cost_prefill_ns(c, 8192, 0) / 1e9;
+    ck_assert_double_gt(p8k, 0.5);
+    ck_assert_double_lt(p8k, 2.0);
+    double d = (double)model_cost_decode_ns(c, 1, 8192) / 1e9;
+    ck_assert_double_gt(d, 0.01);
+    ck_assert_double_lt(d, 0.05);
+    model_cost_t *h = cost("roofline", "h200x8", "llama2-70b");
+    ck_assert_int_lt(model_cost_prefill_ns(h, 8192, 0), model_cost_prefill_ns(c, 8192, 0));
+    ck_assert_int_lt(model_cost_decode_ns(h, 8, 65536), model_cost_decode_ns(c, 8, 65536));
+    model_cost_t *s = cost("roofline", "a800x8", "llama3-8b");
+    ck_assert_int_lt(model_cost_decode_ns(s, 1, 8192), model_cost_decode_ns(c, 1, 8192));
+    model_cost_free(c);
+    model_cost_free(h);
+    model_cost_free(s);
+}
+END_TEST
+
+Suite *test_model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_descriptors);
+    tcase_add_test(tc, test_registries_unique);
+    tcase_add_test(tc, test_fit_recovers_coefficients);
+    tcase_add_test(tc, test_calibration_matches_points);
+    tcase_add_test(tc, test_calib_fit_errors);
+    tcase_add_test(tc, test_fitted_cost);
+    tcase_add_test(tc, test_roofline_cost);
+    suite_add_tcase(s, tc);
+    return s;
+}

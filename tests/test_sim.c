@@ -1,0 +1,398 @@
+/* tests/test_sim.c: the simulation end to end: a hand-computed request,
+ * decode VRAM admission, conservation, determinism, no leaks, the
+ * per-request TBT statistics and histogram percentiles against brute force,
+ * and the golden run on the conversation trace. */
+#include "tests/tests.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "models/cost.h"
+#include "models/hw.h"
+#include "models/llm.h"
+#include "sim/hist.h"
+#include "sim/jsonx.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+#include "sim/run.h"
+
+static sim_config_t cfg;
+
+static void gen_config(int64_t requests)
+{
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
+    cfg.trace.generator.requests = requests;
+}
+
+static int run(const char *out, sim_run_result_t *res, sim_err_t *err)
+{
+    sim_run_opts_t o = {.config_src = "test.json", .out_dir = out, .data_dir = "."};
+    return sim_run(&cfg, &o, res, err);
+}
+
+/* dir/name in one of 64 rotating static buffers (enough for any test). */
+static char *path_in(const char *dir, const char *name)
+{
+    static char buf[64][512];
+    static int k;
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s/%s", dir, name);
+    char *p = buf[k++ % 64];
+    memcpy(p, tmp, sizeof tmp);
+    return p;
+}
+
+/* Field col (0-based) of CSV row row (1-based, after the header). */
+static double csv_field(const char *csv, int row, int col)
+{
+    const char *p = csv;
+    for (int r = 0; r < row; r++)
+        p = strchr(p, '\n') + 1;
+    for (int c = 0; c < col; c++)
+        p = strchr(p, ',') + 1;
+    return atof(p);
+}
+
+/* One request, computed by hand from the cost model: TTFT is its prefill,
+ * then the KV hand-off, then output-1 decode iterations. */
+START_TEST(test_single_request_by_hand)
+{
+    const char *d = tests_tmpdir();
+    const char *line = "{\"timestamp\": 1000, \"input_length\": 8192, \"output_length\": 4, "
+                       "\"hash_ids\": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}\n";
+    const char *tp = tests_write_file(d, "one.jsonl", line, strlen(line));
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+    sim_run_result_t res;
+    sim_err_t err;
+    const char *out = path_in(d, "one");
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    ck_assert_int_eq(res.counts.completed, 1);
+
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_ptr_nonnull(c);
+    double prefill = (double)model_cost_prefill_ns(c, 8192, 0) / 1e9;
+    double xfer = 0.001 + 8192.0 * 327680 / (100e9 * 0.87);
+    double it1 = (double)model_cost_decode_ns(c, 1, 8193) / 1e9;
+    double it2 = (double)model_cost_decode_ns(c, 1, 8194) / 1e9;
+    double it3 = (double)model_cost_decode_ns(c, 1, 8195) / 1e9;
+    model_cost_free(c);
+    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+    ck_assert_ptr_nonnull(csv);
+    ck_assert_double_eq_tol(csv_field(csv, 1, 1), 1.0, 1e-9);           /* arrival_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 8), prefill, 2e-6);       /* ttft_s */
+    double gaps[3] = {xfer + it1, it2, it3};
+    ck_assert_double_eq_tol(csv_field(csv, 1, 9), (gaps[0] + gaps[1] + gaps[2]) / 3, 2e-6);
+    ck_assert_double_eq_tol(csv_field(csv, 1, 11), gaps[0], 2e-6);      /* tbt_max_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 12), gaps[0], 2e-6);      /* top 10% of 3 = max */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 13), 1.0 + prefill + gaps[0] + gaps[1] + gaps[2],
+                            2e-6);                                       /* finish_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 16), xfer, 2e-6);         /* transfer_s */
+    free(csv);
+}
+END_TEST
+
+/* With one batch slot, the second of two simultaneous requests joins only
+ * when the first finishes; a request too large for decode VRAM is refused
+ * at arrival. */
+START_TEST(test_decode_admission)
+{
+    const char *d = tests_tmpdir();
+    char text[65536];
+    int n = snprintf(text, sizeof text,
+                     "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 50, "
+                     "\"hash_ids\": [0, 1]}\n"
+                     "{\"timestamp\": 0, \"input_length\": 1000, \"output_length\": 50, "
+                     "\"hash_ids\": [2, 3]}\n"
+                     "{\"timestamp\": 0, \"input_length\": 1400000, \"output_length\": 5, "
+                     "\"hash_ids\": [");
+    for (int i = 0; i < 2735; i++) /* ceil(1400000 / 512) */
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s%d", i ? "," : "", 10 + i);
+    n += snprintf(text + n, sizeof text - (size_t)n, "]}\n");
+    const char *tp = tests_write_file(d, "adm.jsonl", text, (size_t)n);
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+    cfg.cluster.decode = 1;
+    cfg.cluster.decode_max_batch = 1;
+    sim_run_result_t res;
+    sim_err_t err;
+    const char *out = path_in(d, "adm");
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    ck_assert_int_eq(res.counts.total, 3);
+    ck_assert_int_eq(res.counts.completed, 2);
+    ck_assert_int_eq(res.counts.rejected_arrival, 1);
+    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+    ck_assert_ptr_nonnull(strstr(csv, "rejected_at_arrival"));
+    /* Rows in completion order: the rejection, then request 0, then 1;
+     * request 1's first interval spans request 0's whole decode. */
+    double fin0 = csv_field(csv, 2, 13), max1 = csv_field(csv, 3, 11);
+    double ttft1 = csv_field(csv, 3, 8);
+    ck_assert_double_gt(max1, fin0 - ttft1 - 1e-6);
+    free(csv);
+}
+END_TEST
+
+START_TEST(test_conservation_and_no_leaks)
+{
+    size_t live0 = sim_alloc_live_count(), bytes0 = sim_alloc_live_bytes();
+    gen_config(1500);
+    cfg.cluster.prefill = 2;
+    cfg.cluster.decode = 2;
+    cfg.trace.speed = 4; /* overload: long queues and full batches */
+    sim_run_result_t res;
+    sim_err_t err;
+    ck_assert_msg(run(NULL, &res, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(res.counts.total, 1500);
+    ck_assert_int_eq(res.counts.completed + res.counts.rejected_arrival +
+                         res.counts.rejected_prefill, 1500);
+    ck_assert_int_le(res.counts.met_slo, res.counts.completed);
+    json_t *s = res.summary;
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(s, "sim"), "events")),
+                     (json_int_t)res.events);
+    json_decref(s);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0);
+}
+END_TEST
+
+/* summary.json with its one wall-clock line removed. */
+static char *summary_sans_wall(const char *dir)
+{
+    char *s = tests_read_file(path_in(dir, "summary.json"), NULL);
+    ck_assert_ptr_nonnull(s);
+    char *w = strstr(s, "\"wall_s\"");
+    ck_assert_ptr_nonnull(w);
+    char *eol = strchr(w, '\n');
+    memmove(w, eol + 1, strlen(eol + 1) + 1);
+    return s;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = tests_read_file(a, &na), *y = tests_read_file(b, &nb);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+START_TEST(test_deterministic_outputs)
+{
+    const char *d = tests_tmpdir();
+    const char *o1 = path_in(d, "det1"), *o2 = path_in(d, "det2"), *o3 = path_in(d, "det3");
+    sim_run_result_t res;
+    sim_err_t err;
+    gen_config(800);
+    ck_assert_msg(run(o1, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    ck_assert_msg(run(o2, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    assert_same_file(path_in(o1, "requests.csv"), path_in(o2, "requests.csv"));
+    assert_same_file(path_in(o1, "config.json"), path_in(o2, "config.json"));
+    char *s1 = summary_sans_wall(o1), *s2 = summary_sans_wall(o2);
+    ck_assert_str_eq(s1, s2);
+    free(s2);
+    cfg.seed = 43; /* another seed: another workload */
+    ck_assert_msg(run(o3, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    char *s3 = summary_sans_wall(o3);
+    ck_assert_str_ne(s1, s3);
+    free(s1);
+    free(s3);
+}
+END_TEST
+
+START_TEST(test_policies_differ)
+{
+    sim_run_result_t a, b;
+    sim_err_t err;
+    gen_config(600);
+    cfg.trace.speed = 3;
+    ck_assert_int_eq(run(NULL, &a, &err), 0);
+    snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "round_robin");
+    ck_assert_int_eq(run(NULL, &b, &err), 0);
+    double ta = json_number_value(json_object_get(json_object_get(a.summary, "ttft_s"), "mean"));
+    double tb = json_number_value(json_object_get(json_object_get(b.summary, "ttft_s"), "mean"));
+    /* Least-loaded placement queues less than blind rotation. */
+    ck_assert_double_lt(ta, tb);
+    json_decref(a.summary);
+    json_decref(b.summary);
+}
+END_TEST
+
+/* A bad record mid-trace abandons the run: exit path, nothing written. */
+START_TEST(test_bad_trace_leaves_nothing)
+{
+    const char *d = tests_tmpdir();
+    const char *text = "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [0]}\n"
+                       "{\"timestamp\": 5, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [1]}\n"
+                       "{\"timestamp\": 3, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [2]}\n";
+    const char *tp = tests_write_file(d, "nonmono.jsonl", text, strlen(text));
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+    sim_run_result_t res;
+    sim_err_t err;
+    size_t live0 = sim_alloc_live_count();
+    const char *out = path_in(d, "never");
+    ck_assert_int_eq(run(out, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "nonmono.jsonl:3:") != NULL, "%s", err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+}
+END_TEST
+
+START_TEST(test_tbt_stats_brute_force)
+{
+    gsl_rng *r = sim_rng_new(1, 1000);
+    int64_t a[2000], b[2000];
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 1 + gsl_rng_uniform_int(r, trial < 50 ? 12 : 2000);
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (int64_t)gsl_rng_uniform_int(r, trial % 3 ? 1000000 : 5);
+        double mean, p90, mx, top;
+        sim_metrics_tbt_stats(a, n, &mean, &p90, &mx, &top);
+        for (size_t i = 1; i < n; i++) /* insertion sort: the reference */
+            for (size_t j = i; j > 0 && b[j - 1] > b[j]; j--) {
+                int64_t t = b[j];
+                b[j] = b[j - 1];
+                b[j - 1] = t;
+            }
+        size_t k = (n + 9) / 10, r90 = (9 * n + 9) / 10;
+        double s = 0, st = 0;
+        for (size_t i = 0; i < n; i++)
+            s += (double)b[i];
+        for (size_t i = n - k; i < n; i++)
+            st += (double)b[i];
+        ck_assert_double_eq_tol(mean, s / (double)n / 1e9, 1e-12);
+        ck_assert_double_eq_tol(mx, (double)b[n - 1] / 1e9, 1e-15);
+        ck_assert_double_eq_tol(p90, (double)b[r90 - 1] / 1e9, 1e-15);
+        ck_assert_double_eq_tol(top, st / (double)k / 1e9, 1e-12);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(test_hist_percentiles)
+{
+    sim_hist_t h;
+    sim_hist_init(&h);
+    for (int64_t v = 1; v <= 100000; v++)
+        sim_hist_add(&h, v * 1000, 1);
+    ck_assert_int_eq((int64_t)h.total, 100000);
+    double qs[] = {0.5, 0.9, 0.99, 1.0};
+    for (int i = 0; i < 4; i++) {
+        double exact = ceil(qs[i] * 100000) * 1000;
+        double got = (double)sim_hist_percentile(&h, qs[i]);
+        ck_assert_double_le(fabs(got - exact) / exact, 0.001);
+    }
+    ck_assert_double_eq_tol(sim_hist_mean(&h), 50000.5 * 1000, 1e-6);
+    sim_hist_add(&h, 7, 3); /* small values are exact */
+    ck_assert_int_eq(sim_hist_percentile(&h, 1e-9), 7);
+    sim_hist_free(&h);
+}
+END_TEST
+
+/* ---- golden run: the first 500 requests of the conversation trace ---- */
+
+static const char *const golden_ints[][2] = {
+    {"requests", "total"},        {"requests", "completed"},
+    {"requests", "rejected_at_arrival"}, {"requests", "rejected_after_prefill"},
+    {"slo", "met"},               {"decode", "iterations"},
+    {"trace", "input_tokens"},    {"trace", "output_tokens_completed"},
+    {"transfer", "kv_handoff_bytes"}, {"sim", "events"},
+};
+static const char *const golden_nums[][2] = {
+    {"ttft_s", "mean"}, {"ttft_s", "p90"}, {"tbt_s", "mean"}, {"tbt_s", "p99"},
+    {"prefill", "busy_s"}, {"decode", "mean_batch"}, {"goodput_rps", NULL},
+};
+
+static json_t *pick(json_t *s, const char *a, const char *b)
+{
+    json_t *v = json_object_get(s, a);
+    return b ? json_object_get(v, b) : v;
+}
+
+START_TEST(test_golden_conversation_500)
+{
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    ck_assert_msg(sim_config_load(&cfg, "tests/golden/conversation_500.json", &err) == 0, "%s",
+                  err.msg);
+    sim_run_result_t res;
+    sim_run_opts_t o = {.config_src = "tests/golden/conversation_500.json", .data_dir = "."};
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    const char *gpath = "tests/golden/conversation_500.expected.json";
+    const char *upd = getenv("MOONCAKE_GOLDEN_UPDATE");
+    if (upd && strcmp(upd, "1") == 0) {
+        json_t *g = json_object();
+        for (size_t i = 0; i < sizeof golden_ints / sizeof golden_ints[0]; i++) {
+            char k[128];
+            snprintf(k, sizeof k, "%s.%s", golden_ints[i][0], golden_ints[i][1]);
+            json_object_set(g, k, pick(res.summary, golden_ints[i][0], golden_ints[i][1]));
+        }
+        for (size_t i = 0; i < sizeof golden_nums / sizeof golden_nums[0]; i++) {
+            char k[128];
+            snprintf(k, sizeof k, "%s%s%s", golden_nums[i][0], golden_nums[i][1] ? "." : "",
+                     golden_nums[i][1] ? golden_nums[i][1] : "");
+            json_object_set(g, k, pick(res.summary, golden_nums[i][0], golden_nums[i][1]));
+        }
+        FILE *f = fopen(gpath, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(sim_json_write(f, g), 0);
+        fclose(f);
+        json_decref(g);
+        printf("golden: wrote %s\n", gpath);
+    }
+    json_error_t je;
+    json_t *g = json_load_file(gpath, 0, &je);
+    ck_assert_msg(g != NULL, "%s: %s (make golden-update creates it)", gpath, je.text);
+    for (size_t i = 0; i < sizeof golden_ints / sizeof golden_ints[0]; i++) {
+        char k[128];
+        snprintf(k, sizeof k, "%s.%s", golden_ints[i][0], golden_ints[i][1]);
+        json_int_t want = json_integer_value(json_object_get(g, k));
+        json_int_t got = json_integer_value(pick(res.summary, golden_ints[i][0], golden_ints[i][1]));
+        ck_assert_msg(got == want, "golden %s: got %lld, expected %lld", k, (long long)got,
+                      (long long)want);
+    }
+    for (size_t i = 0; i < sizeof golden_nums / sizeof golden_nums[0]; i++) {
+        char k[128];
+        snprintf(k, sizeof k, "%s%s%s", golden_nums[i][0], golden_nums[i][1] ? "." : "",
+                 golden_nums[i][1] ? golden_nums[i][1] : "");
+        double want = json_number_value(json_object_get(g, k));
+        double got = json_number_value(pick(res.summary, golden_nums[i][0], golden_nums[i][1]));
+        ck_assert_msg(got == want, "golden %s: got %.10g, expected %.10g", k, got, want);
+    }
+    json_decref(g);
+    json_decref(res.summary);
+}
+END_TEST
+
+Suite *test_sim_suite(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_single_request_by_hand);
+    tcase_add_test(tc, test_decode_admission);
+    tcase_add_test(tc, test_conservation_and_no_leaks);
+    tcase_add_test(tc, test_deterministic_outputs);
+    tcase_add_test(tc, test_policies_differ);
+    tcase_add_test(tc, test_bad_trace_leaves_nothing);
+    tcase_add_test(tc, test_tbt_stats_brute_force);
+    tcase_add_test(tc, test_hist_percentiles);
+    TESTS_ADD_TRACE_TEST(tc, test_golden_conversation_500);
+    suite_add_tcase(s, tc);
+    return s;
+}

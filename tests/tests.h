@@ -1,0 +1,41 @@
+/* tests/tests.h: the Check suites of the unit-test runner and the helpers
+ * they share. Tests run from the repository root. Tests that need a real
+ * trace call tests_traces_dir(); when it is NULL they are not added and
+ * tests_skip reports them by name instead. */
+#ifndef TESTS_TESTS_H
+#define TESTS_TESTS_H
+
+#include <check.h>
+
+Suite *test_evq_suite(void);
+Suite *test_model_suite(void);
+Suite *test_trace_suite(void);
+Suite *test_config_suite(void);
+Suite *test_sim_suite(void);
+
+/* MOONCAKE_TRACES when it names a directory holding the conversation
+ * trace, else NULL. */
+const char *tests_traces_dir(void);
+/* Report a test that was not run, by name, with the reason. */
+void tests_skip(const char *name, const char *why);
+/* Add test fn to tc when the real traces are present, else report it as
+ * skipped. */
+#define TESTS_ADD_TRACE_TEST(tc, fn)                                          \
+    do {                                                                      \
+        if (tests_traces_dir())                                               \
+            tcase_add_test((tc), (fn));                                       \
+        else                                                                  \
+            tests_skip(#fn, "MOONCAKE_TRACES does not point at the traces");  \
+    } while (0)
+
+/* A fresh temporary directory (created, caller need not free the string;
+ * it lives until exit). */
+const char *tests_tmpdir(void);
+/* Write text to dir/name and return the path (static storage, rotates
+ * over 8 buffers). */
+const char *tests_write_file(const char *dir, const char *name, const void *data, size_t len);
+/* Read a whole file into a malloc'd NUL-terminated buffer (free with
+ * free()); *len gets the size. NULL if it cannot be read. */
+char *tests_read_file(const char *path, size_t *len);
+
+#endif

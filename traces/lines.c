@@ -1,0 +1,231 @@
+/* traces/lines.c: see lines.h. Decoded bytes pass through one fixed buffer
+ * (zstd output, or plain file reads); a line lying wholly inside it is
+ * returned in place, a line that spans refills is copied into a growing
+ * line buffer. A stream that ends inside a zstd frame is an error. */
+#include "traces/lines.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <zstd.h>
+
+/* Decoded-buffer size: zstd's recommended output size (one full block). */
+#define LINES_BUF_BYTES ((size_t)1 << 17)
+
+struct trace_lines {
+    FILE *f;
+    char *path;
+    ZSTD_DStream *zd;    /* NULL for a plain file */
+    unsigned char *in;   /* compressed input (zstd only) */
+    size_t in_cap;
+    ZSTD_inBuffer zin;
+    int in_eof;          /* no more bytes from the file */
+    size_t zret;         /* last ZSTD_decompressStream result: 0 = frame done */
+    char *buf;           /* decoded bytes; one spare byte for a final NUL */
+    size_t buf_len;
+    size_t buf_pos;
+    char *line;          /* a line spanning refills */
+    size_t line_cap;
+    int64_t lineno;
+    int done;
+};
+
+static int read_error(trace_lines_t *r, sim_err_t *err)
+{
+    return sim_errf(err, "%s:%lld: read error: %s", r->path, (long long)(r->lineno + 1),
+                    strerror(errno));
+}
+
+/* Fill buf with the next decoded bytes. 1 = some bytes, 0 = end of file,
+ * -1 = error (err filled). */
+static int refill(trace_lines_t *r, sim_err_t *err)
+{
+    r->buf_len = r->buf_pos = 0;
+    if (!r->zd) {
+        if (r->in_eof)
+            return 0;
+        size_t n = fread(r->buf, 1, LINES_BUF_BYTES, r->f);
+        if (n == 0) {
+            if (ferror(r->f))
+                return read_error(r, err);
+            r->in_eof = 1;
+            return 0;
+        }
+        r->buf_len = n;
+        return 1;
+    }
+    for (;;) {
+        if (r->zin.pos == r->zin.size && !r->in_eof) {
+            size_t n = fread(r->in, 1, r->in_cap, r->f);
+            if (n == 0) {
+                if (ferror(r->f))
+                    return read_error(r, err);
+                r->in_eof = 1;
+            }
+            r->zin.src = r->in;
+            r->zin.size = n;
+            r->zin.pos = 0;
+        }
+        ZSTD_outBuffer out = {r->buf, LINES_BUF_BYTES, 0};
+        size_t in_pos = r->zin.pos;
+        size_t ret = ZSTD_decompressStream(r->zd, &out, &r->zin);
+        if (ZSTD_isError(ret))
+            return sim_errf(err, "%s:%lld: corrupt zstd data: %s", r->path,
+                            (long long)(r->lineno + 1), ZSTD_getErrorName(ret));
+        /* Only a call that made progress says where the frame stands; an
+         * idle call past a complete frame asks for the next header. */
+        if (out.pos > 0 || r->zin.pos != in_pos)
+            r->zret = ret;
+        if (out.pos > 0) {
+            r->buf_len = out.pos;
+            return 1;
+        }
+        if (r->in_eof && r->zin.pos == r->zin.size) {
+            /* No input left and nothing more to flush: a clean end only at
+             * a frame boundary. */
+            if (r->zret != 0)
+                return sim_errf(err, "%s:%lld: truncated zstd stream", r->path,
+                                (long long)(r->lineno + 1));
+            return 0;
+        }
+    }
+}
+
+trace_lines_t *trace_lines_open(const char *path, sim_err_t *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sim_errf(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    trace_lines_t *r = sim_xcalloc(1, sizeof *r, "trace_lines");
+    r->f = f;
+    r->path = sim_xstrdup(path, "trace_lines.path");
+    r->buf = sim_xmalloc(LINES_BUF_BYTES + 1, "trace_lines.buf");
+    /* The first bytes decide the format; keep them as the first chunk. */
+    size_t n = fread(r->buf, 1, LINES_BUF_BYTES, f);
+    if (n == 0 && ferror(f)) {
+        /* e.g. a directory: fopen succeeds, the first read fails */
+        sim_errf(err, "%s: cannot open: %s", path, strerror(errno));
+        goto fail;
+    }
+    static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+    if (n >= 4 && memcmp(r->buf, magic, 4) == 0) {
+        r->zd = ZSTD_createDStream();
+        SIM_ASSERT(r->zd != NULL); /* a fresh DStream needs no init */
+        r->in_cap = SIM_MAX(ZSTD_DStreamInSize(), LINES_BUF_BYTES);
+        r->in = sim_xmalloc(r->in_cap, "trace_lines.in");
+        memcpy(r->in, r->buf, n);
+        r->zin.src = r->in;
+        r->zin.size = n;
+        r->zin.pos = 0;
+        r->zret = 1;
+        r->in_eof = n < LINES_BUF_BYTES && feof(f);
+    } else {
+        r->buf_len = n;
+        r->in_eof = n < LINES_BUF_BYTES && feof(f);
+    }
+    return r;
+fail:
+    trace_lines_close(r);
+    return NULL;
+}
+
+/* Append n bytes to the spanning-line buffer, which holds *len bytes. */
+static void line_append(trace_lines_t *r, size_t *len, const char *s, size_t n)
+{
+    sim_grow((void **)&r->line, &r->line_cap, *len + n + 1, 1, "trace_lines.line");
+    memcpy(r->line + *len, s, n);
+    *len += n;
+}
+
+int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t *err)
+{
+    if (r->done)
+        return TRACE_END;
+    size_t n_part = 0;
+    int partial = 0;
+    for (;;) {
+        if (r->buf_pos < r->buf_len) {
+            char *s = r->buf + r->buf_pos;
+            size_t avail = r->buf_len - r->buf_pos;
+            char *nl = memchr(s, '\n', avail);
+            if (nl) {
+                size_t n = (size_t)(nl - s);
+                r->buf_pos += n + 1;
+                r->lineno++;
+                char *out = s;
+                if (partial) {
+                    line_append(r, &n_part, s, n);
+                    out = r->line;
+                    n = n_part;
+                }
+                out[n] = '\0';
+                if (n > 0 && out[n - 1] == '\r')
+                    out[--n] = '\0';
+                *line = out;
+                *len = n;
+                return TRACE_OK;
+            }
+            line_append(r, &n_part, s, avail);
+            partial = 1;
+            r->buf_pos = r->buf_len;
+        }
+        int rc = refill(r, err);
+        if (rc < 0) {
+            r->done = 1;
+            return TRACE_ERR;
+        }
+        if (rc == 0) {
+            r->done = 1;
+            if (!partial)
+                return TRACE_END;
+            /* A last line without a newline. */
+            r->lineno++;
+            size_t n = n_part;
+            r->line[n] = '\0';
+            if (n > 0 && r->line[n - 1] == '\r')
+                r->line[--n] = '\0';
+            *line = r->line;
+            *len = n;
+            return TRACE_OK;
+        }
+    }
+}
+
+static int is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            return 0;
+    return 1;
+}
+
+int trace_lines_next_nonblank(trace_lines_t *r, const char **line, size_t *len,
+                              sim_err_t *err)
+{
+    for (;;) {
+        int rc = trace_lines_next(r, line, len, err);
+        if (rc != TRACE_OK || !is_blank(*line, *len))
+            return rc;
+    }
+}
+
+int64_t trace_lines_lineno(const trace_lines_t *r) { return r->lineno; }
+const char *trace_lines_path(const trace_lines_t *r) { return r->path; }
+int trace_lines_is_zstd(const trace_lines_t *r) { return r->zd != NULL; }
+
+void trace_lines_close(trace_lines_t *r)
+{
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    ZSTD_freeDStream(r->zd);
+    sim_free(r->in);
+    sim_free(r->buf);
+    sim_free(r->line);
+    sim_free(r->path);
+    sim_free(r);
+}

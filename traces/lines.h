@@ -1,0 +1,48 @@
+/* traces/lines.h: internal to traces/. A streaming line reader over a plain
+ * or zstd file (detected by the magic bytes, not the name), and the ops
+ * tables of the built-in sources that the registry in trace.c lists.
+ * Invariant: memory is two fixed-size buffers plus one line buffer that
+ * grows to the longest line; the decoded file is never held whole. */
+#ifndef TRACE_LINES_H
+#define TRACE_LINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/util.h"
+#include "traces/trace.h"
+
+typedef struct trace_lines trace_lines_t;
+
+/* Open path for reading lines. Returns NULL with err = "PATH: cannot open:
+ * reason" when it cannot be opened or its first bytes cannot be read.
+ * Caller frees with trace_lines_close. */
+trace_lines_t *trace_lines_open(const char *path, sim_err_t *err);
+
+/* The next line without its "\n" or "\r\n", NUL-terminated; *line stays
+ * valid until the next call. A final line without a newline is returned.
+ * TRACE_OK, TRACE_END, or TRACE_ERR with err = "PATH:LINE: message"
+ * (a read error, corrupt or truncated zstd data). O(line length). */
+int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t *err);
+
+/* As trace_lines_next, skipping lines that hold only blanks (they still
+ * count for line numbers). */
+int trace_lines_next_nonblank(trace_lines_t *r, const char **line, size_t *len,
+                              sim_err_t *err);
+
+/* 1-based number of the line last returned (0 before the first). */
+int64_t trace_lines_lineno(const trace_lines_t *r);
+/* The path as given to trace_lines_open (owned by the reader). */
+const char *trace_lines_path(const trace_lines_t *r);
+/* 1 when the file is zstd-compressed. */
+int trace_lines_is_zstd(const trace_lines_t *r);
+
+/* Frees everything and closes the file; accepts NULL. */
+void trace_lines_close(trace_lines_t *r);
+
+/* The built-in sources, each defined in its own file. */
+extern const trace_source_ops_t trace_source_mooncake; /* mooncake.c */
+extern const trace_source_ops_t trace_source_azure;    /* azure.c */
+extern const trace_source_ops_t trace_source_kimi;     /* gen_kimi.c */
+
+#endif

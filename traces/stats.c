@@ -1,0 +1,323 @@
+/* traces/stats.c: `trace stats` (one JSON summary of any source) and the
+ * cJSON-vs-jansson parse benchmark. Invariant: stats streams the source
+ * through trace_next; only the per-request lengths (for exact percentiles)
+ * and the set of distinct block ids are kept, both O(trace) by design. */
+#include "traces/trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cJSON.h>
+#include <jansson.h>
+
+#include "traces/lines.h"
+
+/* ---- an open-addressing set of uint64 ids (linear probing) ---- */
+
+#define IDSET_EMPTY UINT64_MAX
+
+typedef struct idset {
+    uint64_t *keys; /* IDSET_EMPTY marks a free slot */
+    size_t cap;     /* a power of two; load kept <= 1/2 */
+    size_t n;
+    int has_empty_key; /* the id UINT64_MAX itself, kept aside */
+} idset_t;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return x ^ (x >> 33);
+}
+
+static void idset_alloc(idset_t *s, size_t cap)
+{
+    s->keys = sim_xmalloc(cap * sizeof *s->keys, "trace_stats.idset");
+    memset(s->keys, 0xFF, cap * sizeof *s->keys);
+    s->cap = cap;
+}
+
+/* Insert without growing; 1 when k was new. */
+static int idset_put(idset_t *s, uint64_t k)
+{
+    size_t mask = s->cap - 1;
+    for (size_t i = (size_t)mix64(k) & mask;; i = (i + 1) & mask) {
+        if (s->keys[i] == k)
+            return 0;
+        if (s->keys[i] == IDSET_EMPTY) {
+            s->keys[i] = k;
+            return 1;
+        }
+    }
+}
+
+/* Amortized O(1). */
+static void idset_add(idset_t *s, uint64_t k)
+{
+    if (k == IDSET_EMPTY) {
+        s->n += !s->has_empty_key;
+        s->has_empty_key = 1;
+        return;
+    }
+    if ((s->n + 1) * 2 > s->cap) {
+        uint64_t *old = s->keys;
+        size_t old_cap = s->cap;
+        idset_alloc(s, old_cap ? old_cap * 2 : 1024);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i] != IDSET_EMPTY)
+                idset_put(s, old[i]);
+        sim_free(old);
+    }
+    s->n += (size_t)idset_put(s, k);
+}
+
+/* ---- trace_stats ---- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v[0..n): the smallest value with at
+ * least pct% of the values at or below it. */
+static int64_t pctl(const int64_t *v, size_t n, unsigned pct)
+{
+    if (n == 0)
+        return 0;
+    size_t rank = (pct * n + 99) / 100;
+    return v[rank ? rank - 1 : 0];
+}
+
+int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
+{
+    int rc = -1;
+    int64_t *in = NULL, *outl = NULL;
+    size_t cap_in = 0, cap_out = 0, n = 0;
+    idset_t ids = {0};
+    json_t *obj = NULL;
+    trace_t *t = trace_open(args, err);
+    if (!t)
+        return -1;
+    uint64_t total_blocks = 0;
+    double sum_in = 0, sum_out = 0;
+    sim_time_t first_ns = 0, last_ns = 0;
+    trace_req_t r;
+    int st;
+    while ((st = trace_next(t, &r, err)) == TRACE_OK) {
+        sim_grow((void **)&in, &cap_in, n + 1, sizeof *in, "trace_stats.input");
+        sim_grow((void **)&outl, &cap_out, n + 1, sizeof *outl, "trace_stats.output");
+        in[n] = r.input_tok;
+        outl[n] = r.output_tok;
+        if (n == 0)
+            first_ns = r.arrival_ns;
+        last_ns = r.arrival_ns;
+        n++;
+        sum_in += (double)r.input_tok;
+        sum_out += (double)r.output_tok;
+        total_blocks += r.n_blocks;
+        for (uint32_t i = 0; i < r.n_blocks; i++)
+            idset_add(&ids, r.blocks[i]);
+    }
+    if (st == TRACE_ERR)
+        goto done;
+    if (n > 0) {
+        qsort(in, n, sizeof *in, cmp_i64);
+        qsort(outl, n, sizeof *outl, cmp_i64);
+    }
+    double span_s = (double)(last_ns - first_ns) / 1e9;
+    double dn = n ? (double)n : 1.0;
+    obj = json_object();
+    json_object_set_new(obj, "requests", json_integer((json_int_t)n));
+    json_object_set_new(obj, "span_s", json_real(span_s));
+    json_object_set_new(obj, "mean_rate_rps", json_real(span_s > 0 ? (double)n / span_s : 0.0));
+    json_object_set_new(obj, "mean_input", json_real(sum_in / dn));
+    json_object_set_new(obj, "p50_input", json_integer(pctl(in, n, 50)));
+    json_object_set_new(obj, "p99_input", json_integer(pctl(in, n, 99)));
+    json_object_set_new(obj, "max_input", json_integer(n ? in[n - 1] : 0));
+    json_object_set_new(obj, "mean_output", json_real(sum_out / dn));
+    json_object_set_new(obj, "p50_output", json_integer(pctl(outl, n, 50)));
+    json_object_set_new(obj, "p99_output", json_integer(pctl(outl, n, 99)));
+    json_object_set_new(obj, "max_output", json_integer(n ? outl[n - 1] : 0));
+    json_object_set_new(obj, "total_blocks", json_integer((json_int_t)total_blocks));
+    json_object_set_new(obj, "unique_blocks", json_integer((json_int_t)ids.n));
+    json_object_set_new(obj, "block_reuse",
+                        json_real(total_blocks ? 1.0 - (double)ids.n / (double)total_blocks : 0.0));
+    if (json_dumpf(obj, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
+        fputc('\n', out) == EOF) {
+        sim_errf(err, "trace stats: cannot write the output");
+        goto done;
+    }
+    rc = 0;
+done:
+    json_decref(obj);
+    sim_free(ids.keys);
+    sim_free(in);
+    sim_free(outl);
+    trace_close(t);
+    return rc;
+}
+
+/* ---- trace_bench_parse ---- */
+
+#define BENCH_REPS 5
+
+/* What both parsers must extract identically. */
+typedef struct bench_sums {
+    double ts_ms;
+    int64_t in_tok, out_tok, n_ids;
+    uint64_t ids;
+} bench_sums_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 0, or -1 when line i is not a Mooncake record cJSON can read. */
+static int bench_cjson(const char *s, size_t len, bench_sums_t *sum)
+{
+    cJSON *o = cJSON_ParseWithLength(s, len);
+    if (!o)
+        return -1;
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "timestamp");
+    const cJSON *il = cJSON_GetObjectItemCaseSensitive(o, "input_length");
+    const cJSON *ol = cJSON_GetObjectItemCaseSensitive(o, "output_length");
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(o, "hash_ids");
+    int rc = -1;
+    if (cJSON_IsNumber(ts) && cJSON_IsNumber(il) && cJSON_IsNumber(ol) && cJSON_IsArray(ids)) {
+        sum->ts_ms += ts->valuedouble;
+        sum->in_tok += (int64_t)il->valuedouble;
+        sum->out_tok += (int64_t)ol->valuedouble;
+        const cJSON *id;
+        cJSON_ArrayForEach(id, ids) {
+            sum->ids += (uint64_t)id->valuedouble;
+            sum->n_ids++;
+        }
+        rc = 0;
+    }
+    cJSON_Delete(o);
+    return rc;
+}
+
+static int bench_jansson(const char *s, size_t len, bench_sums_t *sum)
+{
+    json_error_t jerr;
+    json_t *o = json_loadb(s, len, 0, &jerr);
+    if (!o)
+        return -1;
+    json_t *ts = json_object_get(o, "timestamp");
+    json_t *il = json_object_get(o, "input_length");
+    json_t *ol = json_object_get(o, "output_length");
+    json_t *ids = json_object_get(o, "hash_ids");
+    int rc = -1;
+    if (json_is_number(ts) && json_is_number(il) && json_is_number(ol) && json_is_array(ids)) {
+        sum->ts_ms += json_number_value(ts);
+        sum->in_tok += (int64_t)json_number_value(il);
+        sum->out_tok += (int64_t)json_number_value(ol);
+        size_t i;
+        json_t *id;
+        json_array_foreach(ids, i, id) {
+            sum->ids += (uint64_t)json_number_value(id);
+            sum->n_ids++;
+        }
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
+}
+
+typedef int (*bench_fn)(const char *s, size_t len, bench_sums_t *sum);
+
+/* Best-of-BENCH_REPS seconds to parse all lines; -1 on a line it rejects
+ * (*bad gets its index). */
+static double bench_run(bench_fn fn, const char *text, const size_t *off, const size_t *len,
+                        const int64_t *lineno, size_t n, bench_sums_t *sum, int64_t *bad)
+{
+    double best = INFINITY;
+    for (int rep = 0; rep < BENCH_REPS; rep++) {
+        bench_sums_t s = {0};
+        double t0 = now_s();
+        for (size_t i = 0; i < n; i++) {
+            if (fn(text + off[i], len[i], &s) < 0) {
+                *bad = lineno[i];
+                return -1;
+            }
+        }
+        double dt = now_s() - t0;
+        best = SIM_MIN(best, dt);
+        *sum = s;
+    }
+    return best;
+}
+
+int trace_bench_parse(const char *path, FILE *out, sim_err_t *err)
+{
+    int rc = -1;
+    char *text = NULL;
+    size_t *off = NULL, *len = NULL;
+    int64_t *lineno = NULL;
+    size_t text_cap = 0, text_len = 0, off_cap = 0, len_cap = 0, no_cap = 0, n = 0;
+    trace_lines_t *r = trace_lines_open(path, err);
+    if (!r)
+        return -1;
+    const char *line;
+    size_t ll;
+    int st;
+    /* Load every record line (this is a benchmark; memory is fine). */
+    while ((st = trace_lines_next_nonblank(r, &line, &ll, err)) == TRACE_OK) {
+        sim_grow((void **)&text, &text_cap, text_len + ll + 1, 1, "bench.text");
+        sim_grow((void **)&off, &off_cap, n + 1, sizeof *off, "bench.off");
+        sim_grow((void **)&len, &len_cap, n + 1, sizeof *len, "bench.len");
+        sim_grow((void **)&lineno, &no_cap, n + 1, sizeof *lineno, "bench.lineno");
+        memcpy(text + text_len, line, ll + 1);
+        off[n] = text_len;
+        len[n] = ll;
+        lineno[n] = trace_lines_lineno(r);
+        text_len += ll + 1;
+        n++;
+    }
+    if (st == TRACE_ERR)
+        goto done;
+    bench_sums_t sc = {0}, sj = {0};
+    int64_t bad = 0;
+    double tc = bench_run(bench_cjson, text, off, len, lineno, n, &sc, &bad);
+    if (tc < 0) {
+        sim_errf(err, "%s:%lld: cJSON cannot read this Mooncake record", path, (long long)bad);
+        goto done;
+    }
+    double tj = bench_run(bench_jansson, text, off, len, lineno, n, &sj, &bad);
+    if (tj < 0) {
+        sim_errf(err, "%s:%lld: jansson cannot read this Mooncake record", path, (long long)bad);
+        goto done;
+    }
+    /* Same numbers in the same order: the sums agree bit for bit. */
+    if (sc.ts_ms != sj.ts_ms || sc.in_tok != sj.in_tok || sc.out_tok != sj.out_tok ||
+        sc.n_ids != sj.n_ids || sc.ids != sj.ids) {
+        sim_errf(err, "%s: cJSON and jansson extract different numbers", path);
+        goto done;
+    }
+    double rc_s = tc > 0 ? (double)n / tc : 0, rj_s = tj > 0 ? (double)n / tj : 0;
+    fprintf(out, "bench-parse: %s: %zu records, %.1f MB, best of %d runs\n", path, n,
+            (double)text_len / 1e6, BENCH_REPS);
+    fprintf(out, "  cjson    %.6f s  %.0f records/s\n", tc, rc_s);
+    fprintf(out, "  jansson  %.6f s  %.0f records/s\n", tj, rj_s);
+    fprintf(out, "  faster: %s (%.2fx)\n", tc <= tj ? "cjson" : "jansson",
+            tc <= tj ? (tc > 0 ? tj / tc : 1.0) : (tj > 0 ? tc / tj : 1.0));
+    fprintf(out, "  checksums: input_tok %lld, output_tok %lld, hash_ids %lld (both parsers)\n",
+            (long long)sc.in_tok, (long long)sc.out_tok, (long long)sc.n_ids);
+    rc = 0;
+done:
+    trace_lines_close(r);
+    sim_free(text);
+    sim_free(off);
+    sim_free(len);
+    sim_free(lineno);
+    return rc;
+}

@@ -1,0 +1,104 @@
+/* traces/trace.h: request trace sources behind one interface. A source is
+ * a plug-in (a const ops table found by name): file readers (Mooncake JSONL,
+ * Azure CSV; plain or zstd, detected by magic) and seeded generators.
+ * Invariant: sources stream; memory never grows with trace length. */
+#ifndef TRACE_TRACE_H
+#define TRACE_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/util.h"
+
+#define TRACE_BLOCK_TOK 512
+/* Lengths above these are rejected as absurd (a corrupt record, not a
+ * workload): 16M prompt tokens, 1M output tokens. */
+#define TRACE_MAX_INPUT_TOK INT64_C(16777216)
+#define TRACE_MAX_OUTPUT_TOK INT64_C(1048576)
+
+/* Return codes of trace_next and the ops' next. */
+enum { TRACE_ERR = -1, TRACE_END = 0, TRACE_OK = 1 };
+
+/* One request as a source yields it. blocks points into the source's
+ * storage and stays valid only until the next call on that source. */
+typedef struct trace_req {
+    sim_time_t arrival_ns;  /* from trace start, after speed scaling */
+    int64_t input_tok;      /* prompt tokens, >= 1 */
+    int64_t output_tok;     /* tokens to generate, >= 1 */
+    uint32_t n_blocks;      /* == ceil(input_tok / 512) */
+    const uint64_t *blocks; /* chained prefix-block ids */
+    int64_t record;         /* 1-based line (file) or request number (generator) */
+} trace_req_t;
+
+/* A length distribution for a generator, in tokens. */
+typedef struct trace_len_dist {
+    char dist[16]; /* constant | uniform | exponential | lognormal */
+    double mean;   /* mean tokens */
+    double cv;     /* coefficient of variation (lognormal; uniform: half-width / mean) */
+    int64_t min;   /* samples are clamped to [min, max] */
+    int64_t max;
+} trace_len_dist_t;
+
+/* Parameters of a synthetic generator (the `trace.generator` config). */
+typedef struct trace_gen_params {
+    char kind[32];            /* generator source name, e.g. "kimi"; "" = none */
+    int64_t requests;         /* requests to generate */
+    double rate_rps;          /* mean arrival rate */
+    char arrival[16];         /* poisson | gamma | burst */
+    double arrival_cv;        /* gamma: coefficient of variation of gaps (>1 is bursty) */
+    double burst_period_s;    /* burst: mean time between bursts */
+    trace_len_dist_t input;   /* new prompt tokens of a turn */
+    trace_len_dist_t output;  /* output tokens */
+    int64_t system_prompt_tok; /* shared prefix opening every request */
+    double p_continue;        /* probability an arrival is the next turn of an open session */
+    int64_t max_sessions;     /* open sessions kept; the oldest closes first */
+    int64_t max_context_tok;  /* a turn that would exceed this starts a new session */
+} trace_gen_params_t;
+
+/* What to open: a file (path, format "auto" or a source name) or a
+ * generator (gen->kind names it); seed feeds generators only. */
+typedef struct trace_open_args {
+    const char *path;
+    const char *format;
+    const trace_gen_params_t *gen;
+    uint64_t seed;
+    double speed;  /* replay speed multiplier, > 0: 2 replays twice as fast */
+    int64_t limit; /* first N requests; 0 = all */
+} trace_open_args_t;
+
+/* A source plug-in. open returns its state (NULL with err filled on
+ * error); next returns TRACE_OK / TRACE_END / TRACE_ERR; errors read
+ * "file:line: message" for files and "$.trace.generator.x: message" for
+ * generator parameters. Arrival times from next are unscaled. */
+typedef struct trace_source_ops {
+    const char *name;
+    const char *help;
+    int is_generator;
+    void *(*open)(const trace_open_args_t *args, sim_err_t *err);
+    int (*next)(void *state, trace_req_t *out, sim_err_t *err);
+    void (*close)(void *state);
+} trace_source_ops_t;
+
+/* The registry. trace_source_find returns NULL for an unknown name;
+ * trace_source_names writes "a, b, c" into buf. */
+const trace_source_ops_t *trace_source_find(const char *name);
+void trace_source_names(char *buf, size_t len, int generators);
+
+typedef struct trace trace_t;
+
+/* Open a source (detecting the file format when format is "auto" or NULL).
+ * Returns NULL and fills err on error. Caller frees with trace_close. */
+trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err);
+/* Next request, with speed and limit applied. */
+int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err);
+void trace_close(trace_t *t);
+
+/* `trace stats`: stream the source and print a JSON object with requests,
+ * span_s, mean_input, mean_output and more to out. 0 or -1 (err filled). */
+int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err);
+
+/* Benchmark: parse every record of a Mooncake JSONL file with cJSON and
+ * with jansson, print records/s of each to out. 0 or -1. */
+int trace_bench_parse(const char *path, FILE *out, sim_err_t *err);
+
+#endif
