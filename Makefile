@@ -7,7 +7,7 @@
 #   make bench      replay the conversation trace and report wall time
 #   make traces     download the public Mooncake traces into traces/data/
 #   make golden-update  refresh tests/golden/ from the current build
-#   make echo       print the effective flags
+#   make echo       print the effective flags (V=1 shows every command)
 # Switches: WERROR=1 (warnings are errors), SANITIZE=address,undefined, OPT=-O0
 
 CC ?= cc
@@ -24,7 +24,7 @@ WARN += -Werror
 endif
 ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-BUILD ?= build/san
+BUILD ?= build/san$(subst -,,$(OPT))
 else
 BUILD ?= build/$(subst -,,$(OPT))
 endif
@@ -42,27 +42,37 @@ LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c models/*.c 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-BIN := bin/mooncake-sim
+BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: all deps run test bench traces golden-update echo clean unit cli-test build-tests
+.PHONY: all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
 
 all: $(BIN)
 
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
 $(BIN): $(BUILD)/sim/main.o $(BUILD)/libmooncake.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libmooncake.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PC_CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(PC_CFLAGS) -c -o $@ $<
 
 $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libmooncake.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LDLIBS) $(LDLIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LDLIBS) $(LDLIBS)
 
 build-tests: $(BIN) $(TEST_BIN)
 
@@ -84,11 +94,29 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run experiments/default.json --out results/default
 
-# Unit tests (Check), then the CLI tests (shell).
+# Unit tests (Check), the CLI tests (shell), then the matrix: the unit
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer, and the default
+# experiment built -O0 with sanitizers giving byte-identical results to -O2.
 test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
+	@$(MAKE) --no-print-directory test-matrix
+
+SAN_BUILD := build/san
+test-matrix: $(BIN)
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined OPT=-O0 BUILD=$(SAN_BUILD) \
+	  BIN=$(SAN_BUILD)/mooncake-sim build-tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(SAN_BUILD)/tests/run_tests
+	@rm -rf build/matrix
+	./$(BIN) run experiments/default.json --quiet --out build/matrix/O2
+	./$(SAN_BUILD)/mooncake-sim run experiments/default.json --quiet --out build/matrix/O0-san
+	cmp build/matrix/O2/requests.csv build/matrix/O0-san/requests.csv
+	cmp build/matrix/O2/config.json build/matrix/O0-san/config.json
+	@grep -v '"wall_s"' build/matrix/O2/summary.json >build/matrix/O2.sum
+	@grep -v '"wall_s"' build/matrix/O0-san/summary.json >build/matrix/O0-san.sum
+	cmp build/matrix/O2.sum build/matrix/O0-san.sum
+	@echo "matrix: -O2 and -O0 with sanitizers agree byte for byte"
 
 unit: build-tests
 	./$(TEST_BIN)
@@ -98,7 +126,7 @@ cli-test: $(BIN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	./$(BIN) bench
+	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
 
 golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)

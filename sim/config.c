@@ -55,27 +55,27 @@ static const field_t fields[] = {
        "requests to generate"),
     FD("trace.generator.rate_rps", trace.generator.rate_rps, 1e-6, 1e6, "3.5",
        "mean arrival rate, requests per second"),
-    FS("trace.generator.arrival", trace.generator.arrival, "burst",
-       "arrival process: poisson, gamma or burst"),
+    FS("trace.generator.arrival", trace.generator.arrival, "periodic",
+       "arrival process: poisson, gamma, burst (Poisson-spaced bursts) or periodic"),
     FD("trace.generator.arrival_cv", trace.generator.arrival_cv, 0.01, 100, "2",
        "gamma arrivals: coefficient of variation of the gaps"),
     FD("trace.generator.burst_period_s", trace.generator.burst_period_s, 1e-3, 1e6, "3",
-       "burst arrivals: mean time between bursts"),
+       "burst/periodic arrivals: (mean) time between bursts"),
     FS("trace.generator.input.dist", trace.generator.input.dist, "lognormal",
        "new prompt tokens per turn: constant, uniform, exponential, lognormal"),
-    FD("trace.generator.input.mean", trace.generator.input.mean, 1, 1e7, "3000",
+    FD("trace.generator.input.mean", trace.generator.input.mean, 1, 1e7, "7500",
        "mean new prompt tokens per turn"),
-    FD("trace.generator.input.cv", trace.generator.input.cv, 0, 100, "1.5",
+    FD("trace.generator.input.cv", trace.generator.input.cv, 0, 100, "2.5",
        "coefficient of variation of new prompt tokens"),
     FI("trace.generator.input.min", trace.generator.input.min, 1, 16777216, "16",
        "fewest new prompt tokens"),
-    FI("trace.generator.input.max", trace.generator.input.max, 1, 16777216, "65536",
+    FI("trace.generator.input.max", trace.generator.input.max, 1, 16777216, "131072",
        "most new prompt tokens"),
     FS("trace.generator.output.dist", trace.generator.output.dist, "lognormal",
        "output tokens: constant, uniform, exponential, lognormal"),
-    FD("trace.generator.output.mean", trace.generator.output.mean, 1, 1e6, "340",
+    FD("trace.generator.output.mean", trace.generator.output.mean, 1, 1e6, "343",
        "mean output tokens"),
-    FD("trace.generator.output.cv", trace.generator.output.cv, 0, 100, "0.8",
+    FD("trace.generator.output.cv", trace.generator.output.cv, 0, 100, "0.6",
        "coefficient of variation of output tokens"),
     FI("trace.generator.output.min", trace.generator.output.min, 1, 1048576, "1",
        "fewest output tokens"),
@@ -83,8 +83,10 @@ static const field_t fields[] = {
        "most output tokens"),
     FI("trace.generator.system_prompt_tok", trace.generator.system_prompt_tok, 0, 16777216,
        "1536", "shared system prompt opening every request"),
-    FD("trace.generator.p_continue", trace.generator.p_continue, 0, 1, "0.6",
+    FD("trace.generator.p_continue", trace.generator.p_continue, 0, 1, "0.4",
        "probability an arrival is the next turn of an open session"),
+    FD("trace.generator.turn_gap_s", trace.generator.turn_gap_s, 0, 1e6, "30",
+       "a session's next turn comes at least this long after its previous one"),
     FI("trace.generator.max_sessions", trace.generator.max_sessions, 1, 1e7, "256",
        "open sessions kept; the oldest closes first"),
     FI("trace.generator.max_context_tok", trace.generator.max_context_tok, 2, 16777216,
@@ -337,6 +339,18 @@ int sim_config_expand(const char *in, char *out, size_t len, const char *src, co
         o += vl;
     }
     out[o] = '\0';
+    return 0;
+}
+
+int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_buf, size_t len,
+                          trace_open_args_t *out, sim_err_t *err)
+{
+    if (sim_config_expand(cfg->trace.path, path_buf, len, src, "$.trace.path", err) != 0)
+        return -1;
+    *out = (trace_open_args_t){
+        .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
+        .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
+    };
     return 0;
 }
 

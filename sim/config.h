@@ -79,6 +79,12 @@ int sim_config_validate(const sim_config_t *cfg, const char *src, sim_err_t *err
 int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,
                       sim_err_t *err);
 
+/* The trace source the config names, as arguments for trace_open; the
+ * expanded trace.path goes into path_buf (len bytes), which must outlive
+ * *out. 0 or -1 ("src: $.trace.path: ..."). */
+int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_buf, size_t len,
+                          trace_open_args_t *out, sim_err_t *err);
+
 /* The effective configuration as a new JSON object (caller json_decref). */
 json_t *sim_config_to_json(const sim_config_t *cfg);
 

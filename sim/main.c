@@ -12,6 +12,7 @@
 
 #include "calib/fit.h"
 #include "sim/config.h"
+#include "sim/out.h"
 #include "sim/run.h"
 #include "traces/trace.h"
 
@@ -56,6 +57,26 @@ static void data_dir(char *buf, size_t len)
 }
 
 /* ---- run ---- */
+
+/* Load path and apply --set overrides and --seed; 0 or -1. */
+static int load_config(sim_config_t *cfg, const char *path, const char **sets, int n_sets,
+                       const char *seed, sim_err_t *err)
+{
+    sim_config_defaults(cfg);
+    if (sim_config_load(cfg, path, err) != 0)
+        return -1;
+    for (int i = 0; i < n_sets; i++)
+        if (sim_config_set(cfg, sets[i], err) != 0)
+            return -1;
+    if (seed) {
+        char a[64];
+        snprintf(a, sizeof a, "seed=%s", seed);
+        if (sim_config_set(cfg, a, err) != 0)
+            return sim_errf(err, "--seed %s: expected an integer in [0, 2^53]", seed);
+    }
+    return 0;
+}
+
 
 static const char run_help[] =
     "usage: mooncake-sim run EXP.json [options]\n"
@@ -136,20 +157,8 @@ static int cmd_run(int argc, char **argv)
         free(sets);
         return 1;
     }
-    sim_config_defaults(cfg);
-    if (sim_config_load(cfg, path, &err) != 0)
+    if (load_config(cfg, path, sets, n_sets, seed, &err) != 0)
         goto bad;
-    for (int i = 0; i < n_sets; i++)
-        if (sim_config_set(cfg, sets[i], &err) != 0)
-            goto bad;
-    if (seed) {
-        char a[64];
-        snprintf(a, sizeof a, "seed=%s", seed);
-        if (sim_config_set(cfg, a, &err) != 0) {
-            sim_errf(&err, "--seed %s: expected an integer in [0, 2^53]", seed);
-            goto bad;
-        }
-    }
     if (!out) {
         snprintf(outbuf, sizeof outbuf, "results/%s", cfg->name);
         out = outbuf;
@@ -175,33 +184,92 @@ done:
 
 static const char trace_help[] =
     "usage: mooncake-sim trace stats FILE [--format NAME]\n"
-    "Print statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n\n"
-    "  -f, --format NAME   auto (default), mooncake or azure\n"
+    "       mooncake-sim trace gen EXP.json [--out FILE] [--set PATH=VAL]... [--seed N]\n"
+    "stats: statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n"
+    "gen:   write the trace an experiment replays (its generator, or its file converted)\n"
+    "       as Mooncake JSONL, with the experiment's speed and limit applied.\n\n"
+    "  -f, --format NAME   stats: auto (default), mooncake or azure\n"
+    "  -o, --out FILE      gen: output file, written atomically (default stdout)\n"
+    "  -S, --set PATH=VAL  gen: override one config value (repeatable)\n"
+    "  -s, --seed N        gen: master seed\n"
     "  -h, --help          this help\n";
+
+static int trace_gen(const char *exp, const char *out, const char **sets, int n_sets,
+                     const char *seed)
+{
+    sim_config_t *cfg = malloc(sizeof *cfg);
+    sim_err_t err;
+    char tpath[SIM_CFG_PATH];
+    trace_open_args_t ta;
+    sim_out_file_t o = {0};
+    int rc = EXIT_USAGE;
+    if (!cfg)
+        return 1;
+    if (load_config(cfg, exp, sets, n_sets, seed, &err) != 0 ||
+        sim_config_validate(cfg, exp, &err) != 0 ||
+        sim_config_trace_args(cfg, exp, tpath, sizeof tpath, &ta, &err) != 0)
+        goto bad;
+    if (out) {
+        char dir[PATH_MAX];
+        const char *slash = strrchr(out, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+        if (sim_out_open(&o, slash == out ? "/" : dir, slash ? slash + 1 : out, &err) != 0)
+            goto bad;
+    }
+    if (trace_write_jsonl(&ta, out ? o.f : stdout, &err) != 0) {
+        if (strncmp(err.msg, "$.", 2) == 0) {
+            sim_err_t e = err;
+            sim_errf(&err, "%s: %s", exp, e.msg);
+        }
+        goto bad;
+    }
+    if (out && sim_out_commit(&o, &err) != 0)
+        goto bad;
+    rc = 0;
+    goto done;
+bad:
+    sim_out_abort(&o);
+    rc = fail_input(&err);
+done:
+    free(cfg);
+    return rc;
+}
 
 static int cmd_trace(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
+        {"set", required_argument, NULL, 'S'},    {"seed", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    const char *fmt = "auto";
-    int c;
+    const char *fmt = "auto", *out = NULL, *seed = NULL;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    int n_sets = 0, c, rc = EXIT_USAGE;
+    if (!sets)
+        return 1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:S:s:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': fmt = optarg; break;
-        case 'h': fputs(trace_help, stdout); return 0;
-        default: return usage_error("trace", "bad option");
+        case 'o': out = optarg; break;
+        case 'S': sets[n_sets++] = optarg; break;
+        case 's': seed = optarg; break;
+        case 'h': fputs(trace_help, stdout); rc = 0; goto done;
+        default: rc = usage_error("trace", "bad option"); goto done;
         }
     }
-    if (argc - optind != 2 || strcmp(argv[optind], "stats") != 0)
-        return usage_error("trace", "expected 'stats FILE'");
-    trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1, .limit = 0};
-    sim_err_t err;
-    if (trace_stats(&ta, stdout, &err) != 0)
-        return fail_input(&err);
-    return 0;
+    if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
+        trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1};
+        sim_err_t err;
+        rc = trace_stats(&ta, stdout, &err) != 0 ? fail_input(&err) : 0;
+    } else if (argc - optind == 2 && strcmp(argv[optind], "gen") == 0) {
+        rc = trace_gen(argv[optind + 1], out, sets, n_sets, seed);
+    } else {
+        rc = usage_error("trace", "expected 'stats FILE' or 'gen EXP.json'");
+    }
+done:
+    free(sets);
+    return rc;
 }
 
 /* ---- calib ---- */
@@ -260,7 +328,7 @@ static int cmd_bench(int argc, char **argv)
         {"trace", required_argument, NULL, 't'}, {"repeat", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
-    char tpath[PATH_MAX] = "";
+    char tpath[SIM_CFG_PATH] = "";
     int repeat = 5, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "t:r:h", opts, NULL)) != -1) {
@@ -281,6 +349,8 @@ static int cmd_bench(int argc, char **argv)
             return EXIT_USAGE;
         }
         snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl.zst", d);
+        if (access(tpath, R_OK) != 0) /* as `make traces` stores it */
+            snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl", d);
     }
     sim_config_t *cfg = malloc(sizeof *cfg);
     if (!cfg)
@@ -328,6 +398,7 @@ static const char main_help[] =
     "commands:\n"
     "  run EXP.json      simulate one experiment (see 'run --help', 'run --help-config')\n"
     "  trace stats FILE  statistics of a trace file\n"
+    "  trace gen EXP     write the trace an experiment replays as Mooncake JSONL\n"
     "  calib fit ...     fit cost models to measurements\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"

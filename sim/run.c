@@ -72,12 +72,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         goto done;
     }
     char tpath[SIM_CFG_PATH];
-    if (sim_config_expand(cfg->trace.path, tpath, sizeof tpath, src, "$.trace.path", err) != 0)
+    trace_open_args_t ta;
+    if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
         goto done;
-    trace_open_args_t ta = {
-        .path = tpath, .format = cfg->trace.format, .gen = &cfg->trace.generator,
-        .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
-    };
     trace = trace_open(&ta, err);
     if (!trace) {
         prefix_src(err, src);

@@ -870,6 +870,47 @@ START_TEST(test_kimi_arrivals)
 }
 END_TEST
 
+/* A session's next turn comes at least turn_gap_s after its previous turn;
+ * periodic bursts land on multiples of the period. */
+START_TEST(test_kimi_turn_gap_and_periodic)
+{
+    trace_gen_params_t g = kimi_params();
+    g.requests = 3000;
+    g.system_prompt_tok = 0; /* block 0 of a prompt then names its session */
+    g.input.min = 512;
+    g.turn_gap_s = 20;
+    g.max_sessions = 512; /* sessions must outlive the gap */
+    snprintf(g.arrival, sizeof g.arrival, "periodic");
+    g.burst_period_s = 3;
+    sim_err_t err = {{0}};
+    trace_open_args_t a = {.gen = &g, .seed = 5, .speed = 1.0};
+    trace_t *t = trace_open(&a, &err);
+    ck_assert_ptr_nonnull(t);
+    enum { MAXS = 3000 };
+    static uint64_t key[MAXS];
+    static sim_time_t last[MAXS];
+    size_t n_sess = 0;
+    int64_t n_cont = 0;
+    trace_req_t r;
+    while (trace_next(t, &r, &err) == TRACE_OK) {
+        ck_assert_int_eq(r.arrival_ns % (3 * SIM_NS_PER_S), 0);
+        size_t i = 0;
+        while (i < n_sess && key[i] != r.blocks[0])
+            i++;
+        if (i < n_sess) {
+            n_cont++;
+            ck_assert_int_ge(r.arrival_ns - last[i], 20 * SIM_NS_PER_S);
+        } else {
+            ck_assert_uint_lt(n_sess, MAXS);
+            key[n_sess++] = r.blocks[0];
+        }
+        last[i] = r.arrival_ns;
+    }
+    trace_close(t);
+    ck_assert_int_gt(n_cont, 1000);
+}
+END_TEST
+
 static const struct {
     const char *what;
     const char *msg;
@@ -883,7 +924,7 @@ static const struct {
     {"rate_rps", "$.trace.generator.rate_rps: must be > 0 (got 0)"},
     {"requests", "$.trace.generator.requests: must be >= 1 (got 0)"},
     {"arrival", "$.trace.generator.arrival: unknown arrival process 'weibull' (valid: poisson, "
-                "gamma, burst)"},
+                "gamma, burst, periodic)"},
     {"arrival_cv", "$.trace.generator.arrival_cv: must be > 0 for gamma arrivals (got 0)"},
     {"burst_period_s", "$.trace.generator.burst_period_s: must be > 0 for burst arrivals (got 0)"},
     {"p_continue", "$.trace.generator.p_continue: must be in [0, 1] (got 1.5)"},
@@ -1116,6 +1157,7 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_kimi_shared_prefix);
     tcase_add_test(tc, test_kimi_memory_bounded);
     tcase_add_test(tc, test_kimi_arrivals);
+    tcase_add_test(tc, test_kimi_turn_gap_and_periodic);
     tcase_add_loop_test(tc, test_kimi_validation, 0, (int)(sizeof kimi_bad / sizeof kimi_bad[0]));
     tcase_add_test(tc, test_stats_generator_and_bench);
     suite_add_tcase(s, tc);

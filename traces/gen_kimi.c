@@ -17,9 +17,9 @@ enum { DIST_CONSTANT, DIST_UNIFORM, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 static const char *const dist_names[] = {"constant", "uniform", "exponential", "lognormal"};
 #define DIST_VALID "constant, uniform, exponential, lognormal"
 
-enum { ARR_POISSON, ARR_GAMMA, ARR_BURST };
-static const char *const arrival_names[] = {"poisson", "gamma", "burst"};
-#define ARR_VALID "poisson, gamma, burst"
+enum { ARR_POISSON, ARR_GAMMA, ARR_BURST, ARR_PERIODIC };
+static const char *const arrival_names[] = {"poisson", "gamma", "burst", "periodic"};
+#define ARR_VALID "poisson, gamma, burst, periodic"
 
 /* Arrival times stop well short of INT64_MAX ns. */
 #define KIMI_MAX_NS 9.0e18
@@ -39,6 +39,7 @@ typedef struct kimi_session {
     size_t ids_cap;
     int64_t input_tok;  /* last turn's prompt */
     int64_t output_tok; /* last turn's output */
+    sim_time_t last_ns; /* last turn's arrival */
 } kimi_session_t;
 
 typedef struct kimi_state {
@@ -126,14 +127,14 @@ static int validate(kimi_state_t *s, sim_err_t *err)
                         (long long)p->requests);
     if (!(p->rate_rps > 0) || !isfinite(p->rate_rps))
         return sim_errf(err, "$.trace.generator.rate_rps: must be > 0 (got %g)", p->rate_rps);
-    s->arrival = find_name(p->arrival, sizeof p->arrival, arrival_names, 3);
+    s->arrival = find_name(p->arrival, sizeof p->arrival, arrival_names, 4);
     if (s->arrival < 0)
         return sim_errf(err, "$.trace.generator.arrival: unknown arrival process '%.*s' (valid: %s)",
                         (int)sizeof p->arrival, p->arrival, ARR_VALID);
     if (s->arrival == ARR_GAMMA && (!(p->arrival_cv > 0) || !isfinite(p->arrival_cv)))
         return sim_errf(err, "$.trace.generator.arrival_cv: must be > 0 for gamma arrivals (got %g)",
                         p->arrival_cv);
-    if (s->arrival == ARR_BURST && (!(p->burst_period_s > 0) || !isfinite(p->burst_period_s)))
+    if ((s->arrival == ARR_BURST || s->arrival == ARR_PERIODIC) && (!(p->burst_period_s > 0) || !isfinite(p->burst_period_s)))
         return sim_errf(err, "$.trace.generator.burst_period_s: must be > 0 for burst arrivals (got %g)",
                         p->burst_period_s);
     if (len_init(&s->in, &p->input, "input", TRACE_MAX_INPUT_TOK, err) < 0 ||
@@ -142,6 +143,8 @@ static int validate(kimi_state_t *s, sim_err_t *err)
     if (p->system_prompt_tok < 0)
         return sim_errf(err, "$.trace.generator.system_prompt_tok: must be >= 0 (got %lld)",
                         (long long)p->system_prompt_tok);
+    if (!(p->turn_gap_s >= 0) || !isfinite(p->turn_gap_s))
+        return sim_errf(err, "$.trace.generator.turn_gap_s: must be >= 0 (got %g)", p->turn_gap_s);
     if (!(p->p_continue >= 0 && p->p_continue <= 1))
         return sim_errf(err, "$.trace.generator.p_continue: must be in [0, 1] (got %g)",
                         p->p_continue);
@@ -251,10 +254,14 @@ static int next_arrival(kimi_state_t *s, sim_err_t *err)
             gap_s = gsl_ran_gamma(s->r_arr, k, 1.0 / (p->rate_rps * k));
         }
         break;
-    default: /* ARR_BURST: Poisson burst starts, a Poisson count (>= 1) in each */
+    default: /* ARR_BURST: Poisson burst starts, ARR_PERIODIC: one every
+              * burst_period_s (as the conversation trace's 3 s batches);
+              * a Poisson count (>= 1) in each */
         if (s->burst_left == 0) {
             if (!first)
-                gap_s = gsl_ran_exponential(s->r_arr, p->burst_period_s);
+                gap_s = s->arrival == ARR_PERIODIC
+                            ? p->burst_period_s
+                            : gsl_ran_exponential(s->r_arr, p->burst_period_s);
             unsigned int n = gsl_ran_poisson(s->r_arr, p->rate_rps * p->burst_period_s);
             s->burst_left = n > 0 ? (int64_t)n : 1;
         }
@@ -283,8 +290,18 @@ static int kimi_next(void *state, trace_req_t *out, sim_err_t *err)
     int64_t out_tok = len_sample(&s->out, s->r_len);
     kimi_session_t *x = NULL;
     int64_t in_tok = 0;
-    if (s->n_open > 0 && u < p->p_continue) {
-        size_t i = (size_t)gsl_rng_uniform_int(s->r_sess, (unsigned long)s->n_open);
+    /* Sessions whose last turn is at least turn_gap_s old can go on; a
+     * user answers only after reading the previous reply. O(n_open). */
+    sim_time_t ready_before = s->t_ns - (sim_time_t)llround(p->turn_gap_s * 1e9);
+    size_t n_ready = 0;
+    if (u < p->p_continue)
+        for (size_t j = 0; j < s->n_open; j++)
+            n_ready += slot(s, j)->last_ns <= ready_before;
+    if (n_ready > 0) {
+        size_t k = (size_t)gsl_rng_uniform_int(s->r_sess, (unsigned long)n_ready), i = 0;
+        for (;; i++)
+            if (slot(s, i)->last_ns <= ready_before && k-- == 0)
+                break;
         kimi_session_t *c = slot(s, i);
         int64_t tok = c->input_tok + c->output_tok + new_tok;
         if (tok <= p->max_context_tok) {
@@ -314,6 +331,7 @@ static int kimi_next(void *state, trace_req_t *out, sim_err_t *err)
     }
     x->input_tok = in_tok;
     x->output_tok = out_tok;
+    x->last_ns = s->t_ns;
     s->n_done++;
     out->arrival_ns = s->t_ns;
     out->input_tok = in_tok;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/registry.h"
 #include "traces/lines.h"
 
 /* Adding a source = one new file defining its ops table + one line here. */
@@ -30,14 +31,7 @@ const trace_source_ops_t *trace_source_find(const char *name)
 {
     if (!name)
         return NULL;
-    const trace_source_ops_t *found = NULL;
-    for (size_t i = 0; i < N_SOURCES; i++) {
-        if (strcmp(sources[i]->name, name) == 0) {
-            SIM_ASSERT(found == NULL); /* duplicate names in the registry */
-            found = sources[i];
-        }
-    }
-    return found;
+    return sim_registry_find((const void *const *)sources, N_SOURCES, name);
 }
 
 void trace_source_names(char *buf, size_t len, int generators)

@@ -44,13 +44,14 @@ typedef struct trace_gen_params {
     char kind[32];            /* generator source name, e.g. "kimi"; "" = none */
     int64_t requests;         /* requests to generate */
     double rate_rps;          /* mean arrival rate */
-    char arrival[16];         /* poisson | gamma | burst */
+    char arrival[16];         /* poisson | gamma | burst | periodic */
     double arrival_cv;        /* gamma: coefficient of variation of gaps (>1 is bursty) */
-    double burst_period_s;    /* burst: mean time between bursts */
+    double burst_period_s;    /* burst: mean time between bursts; periodic: the period */
     trace_len_dist_t input;   /* new prompt tokens of a turn */
     trace_len_dist_t output;  /* output tokens */
     int64_t system_prompt_tok; /* shared prefix opening every request */
     double p_continue;        /* probability an arrival is the next turn of an open session */
+    double turn_gap_s;        /* a session's next turn comes at least this long after its last */
     int64_t max_sessions;     /* open sessions kept; the oldest closes first */
     int64_t max_context_tok;  /* a turn that would exceed this starts a new session */
 } trace_gen_params_t;
@@ -96,6 +97,11 @@ void trace_close(trace_t *t);
 /* `trace stats`: stream the source and print a JSON object with requests,
  * span_s, mean_input, mean_output and more to out. 0 or -1 (err filled). */
 int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err);
+
+/* `trace gen`: stream the source and write it as Mooncake JSONL to out
+ * (timestamps in ms, exact to the ns). Converts Azure CSV and materializes
+ * generators. 0 or -1 (err filled). */
+int trace_write_jsonl(const trace_open_args_t *args, FILE *out, sim_err_t *err);
 
 /* Benchmark: parse every record of a Mooncake JSONL file with cJSON and
  * with jansson, print records/s of each to out. 0 or -1. */
