@@ -132,13 +132,18 @@ golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)
 
 TRACE_URL := https://raw.githubusercontent.com/kvcache-ai/Mooncake/main/FAST25-release/traces
+TRACE_NAMES := conversation_trace synthetic_trace toolagent_trace
 traces:
+	@command -v curl >/dev/null || { echo "traces: needs curl (apt-get install curl)"; exit 1; }
 	@mkdir -p traces/data
-	for t in conversation_trace synthetic_trace toolagent_trace; do \
-	  [ -s traces/data/$$t.jsonl ] || curl -fL --retry 3 -o traces/data/$$t.jsonl.part $(TRACE_URL)/$$t.jsonl && \
-	  { [ ! -e traces/data/$$t.jsonl.part ] || mv traces/data/$$t.jsonl.part traces/data/$$t.jsonl; }; \
+	@for t in $(TRACE_NAMES); do \
+	  f=traces/data/$$t.jsonl; \
+	  if [ -s $$f ]; then echo "traces: have $$f"; continue; fi; \
+	  echo "traces: $(TRACE_URL)/$$t.jsonl"; \
+	  curl -fL --retry 3 -o $$f.part $(TRACE_URL)/$$t.jsonl && mv $$f.part $$f || \
+	    { rm -f $$f.part; exit 1; }; \
 	done
-	@echo "traces in traces/data; export MOONCAKE_TRACES=$$PWD/traces/data"
+	@echo "traces: done; export MOONCAKE_TRACES=$$PWD/traces/data"
 
 echo:
 	@echo "CC      = $(CC)"

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/cost.h"
 #include "models/hw.h"
@@ -347,6 +348,14 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
 {
     if (sim_config_expand(cfg->trace.path, path_buf, len, src, "$.trace.path", err) != 0)
         return -1;
+    /* `make traces` stores the upstream files uncompressed: a missing
+     * X.jsonl.zst falls back to X.jsonl (the format is detected by content). */
+    size_t n = strlen(path_buf);
+    if (n > 4 && strcmp(path_buf + n - 4, ".zst") == 0 && access(path_buf, F_OK) != 0) {
+        path_buf[n - 4] = '\0';
+        if (access(path_buf, F_OK) != 0)
+            path_buf[n - 4] = '.';
+    }
     *out = (trace_open_args_t){
         .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
         .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
