@@ -38,7 +38,7 @@ CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DSIM_VERSION=\"0.1-$(SIM_VERSION)\
 LDFLAGS := $(SANFLAGS)
 LDLIBS = $(PC_LDLIBS) -lm
 
-LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c models/*.c traces/*.c calib/*.c))
+LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c sim/evict/*.c models/*.c traces/*.c calib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)

@@ -43,6 +43,7 @@ struct sim_cluster {
     int64_t kv_cap_tok;
     int64_t kv_bytes_per_tok;
     double kv_bytes_per_s;
+    sim_kvpool_t *pool;
     trace_t *trace;
     int64_t n_arrived, n_done;
     int trace_failed;
@@ -258,6 +259,41 @@ static sim_time_t kv_handoff_ns(const sim_cluster_t *c, int64_t bytes)
 
 /* ---- prefill ---- */
 
+/* How a prefill of r on instance i would go with the pool as it is now:
+ * the longest leading run of its blocks on the node is reused; loading it
+ * to the GPU is layer-wise and overlapped with computing the new tokens,
+ * so the time is max(load, compute) (plus any extra store overhead). */
+typedef struct prefill_plan {
+    uint32_t lead;
+    int64_t cached_tok, dram_tok, ssd_tok;
+    sim_time_t load_ns, dur_ns;
+} prefill_plan_t;
+
+static void plan_prefill(const sim_cluster_t *c, int i, const sim_req_t *r, prefill_plan_t *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    if (c->pool) {
+        uint32_t by_tier[SIM_N_TIERS];
+        pl->lead = sim_kvpool_prefix(c->pool, i, r->blocks, r->n_blocks, by_tier);
+        int64_t full = (int64_t)pl->lead * TRACE_BLOCK_TOK;
+        pl->cached_tok = SIM_MIN(full, r->input_tok);
+        pl->dram_tok = (int64_t)by_tier[SIM_TIER_DRAM] * TRACE_BLOCK_TOK;
+        pl->ssd_tok = (int64_t)by_tier[SIM_TIER_SSD] * TRACE_BLOCK_TOK;
+        if (full > r->input_tok) { /* the partial last block counts its real tokens */
+            int last = sim_kvpool_tier_of(c->pool, i, r->blocks[pl->lead - 1]);
+            *(last == SIM_TIER_SSD ? &pl->ssd_tok : &pl->dram_tok) -= full - r->input_tok;
+        }
+        double kvb = (double)c->kv_bytes_per_tok;
+        double load_s = (double)pl->dram_tok * kvb / c->a.hw->h2d_bytes_per_s +
+                        (double)pl->ssd_tok * kvb / c->a.hw->ssd_read_bytes_per_s;
+        pl->load_ns = (sim_time_t)llround(load_s * 1e9);
+    }
+    /* At least the last token is computed: it yields the first output. */
+    int64_t p = SIM_MIN(pl->cached_tok, r->input_tok - 1);
+    sim_time_t compute = model_cost_prefill_ns(c->a.cost, r->input_tok, p);
+    pl->dur_ns = SIM_MAX(compute, pl->load_ns) + (c->pool ? c->a.store_overhead_ns : 0);
+}
+
 static void prefill_done(void *ctx, void *obj, int64_t arg);
 
 static void prefill_kick(sim_cluster_t *c, int i)
@@ -271,7 +307,16 @@ static void prefill_kick(sim_cluster_t *c, int i)
         p->tail = NULL;
     r->next = NULL;
     p->queued_pred_ns -= r->pred_prefill_ns;
-    sim_time_t dur = model_cost_prefill_ns(c->a.cost, r->input_tok, r->cached_tok);
+    prefill_plan_t pl;
+    plan_prefill(c, i, r, &pl);
+    r->cached_tok = pl.cached_tok;
+    r->cached_dram_tok = pl.dram_tok;
+    r->cached_ssd_tok = pl.ssd_tok;
+    r->cached_blocks = pl.lead;
+    r->load_ns = pl.load_ns;
+    if (c->pool) /* the reused prefix is in use: never evicted meanwhile */
+        sim_kvpool_pin(c->pool, i, r->blocks, pl.lead);
+    sim_time_t dur = pl.dur_ns;
     r->prefill_start_ns = sim_evq_now(c->evq);
     p->running = r;
     p->run_end_ns = r->prefill_start_ns + dur;
@@ -286,6 +331,12 @@ static void prefill_done(void *ctx, void *obj, int64_t arg)
     int i = (int)arg;
     c->pf[i].running = NULL;
     r->first_token_ns = sim_evq_now(c->evq);
+    if (c->pool) {
+        /* Reused blocks are touched, new ones stored in the node's DRAM
+         * pool (layer by layer during prefill: no serialized copy). */
+        sim_kvpool_unpin(c->pool, i, r->blocks, r->cached_blocks);
+        sim_kvpool_access(c->pool, i, r->blocks, r->n_blocks);
+    }
     if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
         finish(c, r, SIM_REQ_REJECTED_PREFILL);
     } else if (r->output_tok <= 1) {
@@ -393,6 +444,10 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->dc = sim_xcalloc((size_t)a->n_decode, sizeof *c->dc, "decode instances");
     for (int j = 0; j < a->n_decode; j++)
         c->dc[j].idx = j;
+    if (a->cache_policy) {
+        int64_t caps[SIM_N_TIERS] = {a->dram_blocks, a->ssd_blocks};
+        c->pool = sim_kvpool_new(a->n_prefill + a->n_decode, caps, a->cache_policy, 0);
+    }
     c->place_st = a->place->init ? a->place->init(c) : NULL;
     c->admit_st = a->admit->init ? a->admit->init(c) : NULL;
     return c;
@@ -418,6 +473,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->pf);
     sim_free(c->dc);
     sim_free(c->scratch);
+    sim_kvpool_free(c->pool);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -448,6 +504,7 @@ uint64_t sim_cluster_events(const sim_cluster_t *c) { return sim_evq_executed(c-
 int64_t sim_cluster_n_arrived(const sim_cluster_t *c) { return c->n_arrived; }
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c) { return c->n_arrived - c->n_done; }
 int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c) { return c->kv_cap_tok; }
+const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c) { return c->pool; }
 
 /* ---- view ---- */
 
@@ -465,8 +522,9 @@ sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
 
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
 {
-    (void)i; /* instances are identical until caches differ */
-    return model_cost_prefill_ns(c->a.cost, r->input_tok, r->cached_tok);
+    prefill_plan_t pl;
+    plan_prefill(c, i, r, &pl);
+    return pl.dur_ns;
 }
 
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)

@@ -13,6 +13,7 @@
 #include "models/llm.h"
 #include "sim/admit.h"
 #include "sim/evq.h"
+#include "sim/kvpool.h"
 #include "sim/metrics.h"
 #include "sim/place.h"
 #include "sim/request.h"
@@ -32,6 +33,12 @@ typedef struct sim_cluster_args {
     double vram_reserve_frac;
     double kv_efficiency; /* achieved share of NIC bandwidth for KV hand-off */
     sim_time_t kv_setup_ns;
+    /* The KVCache pool: NULL policy = no reuse. Capacities per node in
+     * blocks (-1 unlimited, 0 none). */
+    const sim_evict_ops_t *cache_policy;
+    int64_t dram_blocks;
+    int64_t ssd_blocks;
+    sim_time_t store_overhead_ns;
 } sim_cluster_args_t;
 
 /* A cluster with its own event queue, reporting finished requests to m.
@@ -58,6 +65,9 @@ int64_t sim_cluster_n_arrived(const sim_cluster_t *c);
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c);
 /* Decode KV capacity of one instance, tokens. */
 int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c);
+/* The KVCache pool (nodes 0..P-1 prefill, P..P+D-1 decode), or NULL when
+ * reuse is off. */
+const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c);
 
 /* ---- The view for policies. Times are ns; all O(1). ---- */
 int sim_cluster_n_prefill(const sim_cluster_t *c);

@@ -12,6 +12,7 @@
 #include "models/hw.h"
 #include "models/llm.h"
 #include "sim/admit.h"
+#include "sim/evict.h"
 #include "sim/jsonx.h"
 #include "sim/place.h"
 
@@ -101,6 +102,16 @@ static const field_t fields[] = {
     FD("cost.mfu", cost.mfu, 1e-3, 1, "0.5", "roofline: FLOPs utilization"),
     FD("cost.mbu", cost.mbu, 1e-3, 1, "0.5", "roofline: HBM bandwidth utilization"),
     FD("cost.overhead_s", cost.overhead_s, 0, 10, "0.005", "roofline: fixed time per pass"),
+    FI("cache.enabled", cache.enabled, 0, 1, "1",
+       "1: prefill reuses the KVCache pool (DRAM + SSD of every node); 0: no reuse"),
+    FS("cache.policy", cache.policy, "lru", "eviction policy: lru, lfu, length_aware"),
+    FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
+       "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
+    FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",
+       "SSD tier per node, tokens (-1: the hardware's SSD; 0: none)"),
+    FD("cache.store_overhead_s", cache.store_overhead_s, 0, 100, "0",
+       "extra prefill time to store new blocks layer-wise (the fitted a800x8 model's "
+       "intercept already holds the paper's ~0.1 s)"),
     FD("network.kv_efficiency", network.kv_efficiency, 1e-3, 1, "0.87",
        "achieved share of NIC bandwidth for the P->D KV hand-off"),
     FD("network.kv_setup_s", network.kv_setup_s, 0, 10, "0.001",
@@ -389,6 +400,11 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         sim_admit_names(names, sizeof names);
         return sim_errf(err, "%s: $.admission.policy: unknown admission policy '%s' (valid: %s)",
                         src, c->admission.policy, names);
+    }
+    if (!sim_evict_find(c->cache.policy)) {
+        sim_evict_names(names, sizeof names);
+        return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
+                        c->cache.policy, names);
     }
     int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
     if (has_path == has_gen)

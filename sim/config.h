@@ -50,6 +50,13 @@ typedef struct sim_config {
         double overhead_s;
     } cost;
     struct {
+        int64_t enabled;
+        char policy[SIM_CFG_STR];
+        int64_t dram_tokens;
+        int64_t ssd_tokens;
+        double store_overhead_s;
+    } cache;
+    struct {
         double kv_efficiency;
         double kv_setup_s;
     } network;

@@ -12,6 +12,7 @@
 
 #include "calib/fit.h"
 #include "sim/config.h"
+#include "sim/jsonx.h"
 #include "sim/out.h"
 #include "sim/run.h"
 #include "traces/trace.h"
@@ -184,11 +185,17 @@ done:
 
 static const char trace_help[] =
     "usage: mooncake-sim trace stats FILE [--format NAME]\n"
+    "       mooncake-sim trace cache FILE [--policy lru|lfu|length_aware]\n"
+    "                                     --capacity-tokens N[,N...] [--format NAME]\n"
     "       mooncake-sim trace gen EXP.json [--out FILE] [--set PATH=VAL]... [--seed N]\n"
     "stats: statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n"
+    "cache: token-weighted prefix hit rate of one global KVCache pool per capacity\n"
+    "       (tokens; inf = unlimited), replayed without timing; prints JSON.\n"
     "gen:   write the trace an experiment replays (its generator, or its file converted)\n"
     "       as Mooncake JSONL, with the experiment's speed and limit applied.\n\n"
-    "  -f, --format NAME   stats: auto (default), mooncake or azure\n"
+    "  -f, --format NAME   stats, cache: auto (default), mooncake or azure\n"
+    "  -p, --policy NAME   cache: eviction policy (default lru)\n"
+    "  -c, --capacity-tokens LIST  cache: comma-separated capacities in tokens or inf\n"
     "  -o, --out FILE      gen: output file, written atomically (default stdout)\n"
     "  -S, --set PATH=VAL  gen: override one config value (repeatable)\n"
     "  -s, --seed N        gen: master seed\n"
@@ -235,22 +242,83 @@ done:
     return rc;
 }
 
+/* Parse "N[,N...]" of token capacities ("inf" = -1, 1e6 allowed). */
+static int parse_caps(const char *list, int64_t *caps, size_t max, size_t *n, sim_err_t *err)
+{
+    *n = 0;
+    const char *p = list;
+    while (*p) {
+        char item[64], *end;
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof item || *n == max)
+            return sim_errf(err, "--capacity-tokens %s: expected N[,N...] (at most %zu)", list,
+                            max);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (strcmp(item, "inf") == 0) {
+            caps[(*n)++] = -1;
+        } else {
+            double v = strtod(item, &end);
+            if (*end || !(v >= 0) || v > 9e15 || v != (double)(int64_t)v)
+                return sim_errf(err, "--capacity-tokens: '%s' is not a token count or inf", item);
+            caps[(*n)++] = (int64_t)v;
+        }
+        p += len + (p[len] == ',');
+    }
+    if (*n == 0)
+        return sim_errf(err, "--capacity-tokens: expected at least one capacity");
+    return 0;
+}
+
+static int trace_cache(const char *path, const char *fmt, const char *policy, const char *list)
+{
+    enum { MAX_CAPS = 64 };
+    int64_t caps[MAX_CAPS];
+    double rate[MAX_CAPS];
+    size_t n;
+    sim_err_t err;
+    if (!list) {
+        sim_errf(&err, "trace cache: --capacity-tokens is required");
+        return fail_input(&err);
+    }
+    if (parse_caps(list, caps, MAX_CAPS, &n, &err) != 0)
+        return fail_input(&err);
+    trace_open_args_t ta = {.path = path, .format = fmt, .speed = 1};
+    if (trace_cache_analysis(&ta, policy, caps, n, rate, &err) != 0)
+        return fail_input(&err);
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++) {
+        char k[32];
+        if (caps[i] < 0)
+            snprintf(k, sizeof k, "inf");
+        else
+            snprintf(k, sizeof k, "%lld", (long long)caps[i]);
+        json_object_set_new(o, k, json_real(rate[i]));
+    }
+    int rc = sim_json_write(stdout, o) == 0 ? 0 : 1;
+    json_decref(o);
+    return rc;
+}
+
 static int cmd_trace(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
         {"set", required_argument, NULL, 'S'},    {"seed", required_argument, NULL, 's'},
+        {"policy", required_argument, NULL, 'p'}, {"capacity-tokens", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    const char *fmt = "auto", *out = NULL, *seed = NULL;
+    const char *fmt = "auto", *out = NULL, *seed = NULL, *policy = "lru", *caps = NULL;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     int n_sets = 0, c, rc = EXIT_USAGE;
     if (!sets)
         return 1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:S:s:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:S:s:p:c:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': fmt = optarg; break;
+        case 'p': policy = optarg; break;
+        case 'c': caps = optarg; break;
         case 'o': out = optarg; break;
         case 'S': sets[n_sets++] = optarg; break;
         case 's': seed = optarg; break;
@@ -262,10 +330,12 @@ static int cmd_trace(int argc, char **argv)
         trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1};
         sim_err_t err;
         rc = trace_stats(&ta, stdout, &err) != 0 ? fail_input(&err) : 0;
+    } else if (argc - optind == 2 && strcmp(argv[optind], "cache") == 0) {
+        rc = trace_cache(argv[optind + 1], fmt, policy, caps);
     } else if (argc - optind == 2 && strcmp(argv[optind], "gen") == 0) {
         rc = trace_gen(argv[optind + 1], out, sets, n_sets, seed);
     } else {
-        rc = usage_error("trace", "expected 'stats FILE' or 'gen EXP.json'");
+        rc = usage_error("trace", "expected 'stats FILE', 'cache FILE' or 'gen EXP.json'");
     }
 done:
     free(sets);
@@ -398,6 +468,7 @@ static const char main_help[] =
     "commands:\n"
     "  run EXP.json      simulate one experiment (see 'run --help', 'run --help-config')\n"
     "  trace stats FILE  statistics of a trace file\n"
+    "  trace cache FILE  prefix hit rate of a global KVCache pool by capacity\n"
     "  trace gen EXP     write the trace an experiment replays as Mooncake JSONL\n"
     "  calib fit ...     fit cost models to measurements\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"

@@ -17,6 +17,7 @@ struct sim_metrics {
     sim_hist_t tbt;   /* every token interval of every request */
     sim_hist_t top10; /* per completed request: mean of its longest 10% */
     int64_t input_tok, output_tok, cached_tok;
+    int64_t prefilled_input_tok, prefilled_cached_tok, prefilled_dram_tok, prefilled_ssd_tok;
     sim_time_t prefill_busy_ns, prefill_wasted_ns;
     int64_t decode_iters, decode_batch_sum;
     sim_time_t decode_busy_ns;
@@ -28,7 +29,7 @@ struct sim_metrics {
 const char sim_metrics_csv_header[] =
     "id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,"
     "cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s,"
-    "queue_s,prefill_s,transfer_s\n";
+    "queue_s,prefill_s,transfer_s,cached_dram_tokens,cached_ssd_tokens,load_s\n";
 
 sim_metrics_t *sim_metrics_new(FILE *csv, double ttft_slo_s, double tbt_slo_s)
 {
@@ -88,6 +89,12 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
     int prefilled = r->status == SIM_REQ_COMPLETED || r->status == SIM_REQ_REJECTED_PREFILL;
     sim_time_t ttft = r->first_token_ns - r->arrival_ns;
     sim_time_t prefill = r->first_token_ns - r->prefill_start_ns;
+    if (prefilled) {
+        m->prefilled_input_tok += r->input_tok;
+        m->prefilled_cached_tok += r->cached_tok;
+        m->prefilled_dram_tok += r->cached_dram_tok;
+        m->prefilled_ssd_tok += r->cached_ssd_tok;
+    }
     switch (r->status) {
     case SIM_REQ_COMPLETED: {
         m->n.completed++;
@@ -118,15 +125,14 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
     if (r->status == SIM_REQ_COMPLETED)
         fprintf(m->csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", s_of(ttft), r->tbt_mean_s, r->tbt_p90_s,
                 r->tbt_max_s, r->tbt_top10_s, s_of(r->finish_ns));
-    else if (prefilled)
-        fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
     else
         fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
     if (prefilled)
-        fprintf(m->csv, "%.6f,%.6f,%.6f\n", s_of(r->prefill_start_ns - r->arrival_ns),
-                s_of(prefill), s_of(r->transfer_ns));
+        fprintf(m->csv, "%.6f,%.6f,%.6f,%lld,%lld,%.6f\n", s_of(r->prefill_start_ns - r->arrival_ns),
+                s_of(prefill), s_of(r->transfer_ns), (long long)r->cached_dram_tok,
+                (long long)r->cached_ssd_tok, s_of(r->load_ns));
     else
-        fputs(",,\n", m->csv);
+        fputs(",,,,,\n", m->csv);
 }
 
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
@@ -169,7 +175,7 @@ static json_t *pct(const sim_hist_t *h, const char *const *keys, const double *q
     return o;
 }
 
-json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *sim)
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *sim)
 {
     json_t *root = json_object(), *o;
     sim_time_t span = m->last_arrival_ns - m->first_arrival_ns;
@@ -231,6 +237,17 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *sim)
     json_object_set_new(o, "kv_handoff_busy_s", num(s_of(m->kv_ns)));
     json_object_set_new(root, "transfer", o);
 
+    if (cache) {
+        double in = (double)m->prefilled_input_tok;
+        json_object_set_new(cache, "hit_rate_tokens",
+                            num(in > 0 ? (double)m->prefilled_cached_tok / in : 0));
+        json_object_set_new(cache, "hit_rate_dram",
+                            num(in > 0 ? (double)m->prefilled_dram_tok / in : 0));
+        json_object_set_new(cache, "hit_rate_ssd",
+                            num(in > 0 ? (double)m->prefilled_ssd_tok / in : 0));
+        json_object_set_new(cache, "cached_tokens", json_integer(m->prefilled_cached_tok));
+        json_object_set_new(root, "cache", cache);
+    }
     json_object_set_new(root, "sim", sim);
     return root;
 }

@@ -38,9 +38,11 @@ typedef struct sim_metrics_counts {
 } sim_metrics_counts_t;
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m);
 
-/* The summary object (caller json_decref); sim holds the run facts
- * (events, seed, ...) and is stolen into $.sim. */
-json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *sim);
+/* The summary object (caller json_decref). cache (may be NULL: no pool)
+ * gets the token hit rates over prefilled requests added and becomes
+ * $.cache; sim holds the run facts (events, seed, ...) and becomes $.sim.
+ * Both are stolen. */
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *sim);
 
 /* Per-request TBT statistics from its ordered token intervals (ns):
  * mean, nearest-rank p90, max, and mean of the longest ceil(10%). scratch

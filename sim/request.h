@@ -27,6 +27,10 @@ typedef struct sim_req {
     int32_t prefill_inst; /* -1 until placed */
     int32_t decode_inst;
     int64_t cached_tok;          /* prefix tokens reused instead of computed */
+    int64_t cached_dram_tok;     /* of which read from DRAM */
+    int64_t cached_ssd_tok;      /* of which read from SSD */
+    uint32_t cached_blocks;      /* leading blocks reused (pinned during prefill) */
+    sim_time_t load_ns;          /* loading the cached prefix to the GPU */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
     sim_time_t first_token_ns;   /* end of prefill */

@@ -8,7 +8,9 @@
 
 #include "models/cost.h"
 #include "sim/cluster.h"
+#include "sim/evict.h"
 #include "sim/jsonx.h"
+#include "sim/kvpool.h"
 #include "sim/out.h"
 
 #ifndef SIM_VERSION
@@ -28,6 +30,43 @@ static void progress_line(void *ud, const sim_cluster_t *c)
     fprintf(stderr, "\r  simulated %8.1f s, %lld requests, %lld in flight   ",
             (double)sim_cluster_now(c) / 1e9, (long long)sim_cluster_n_arrived(c),
             (long long)sim_cluster_n_in_flight(c));
+}
+
+/* Blocks per node of a tier: tokens from the config, or (-1) the
+ * hardware's bytes over the model's KV bytes per token. */
+static int64_t tier_blocks(int64_t cfg_tokens, double hw_bytes, const model_llm_t *llm)
+{
+    double tokens = cfg_tokens >= 0 ? (double)cfg_tokens
+                                    : hw_bytes / (double)model_llm_kv_bytes_per_tok(llm);
+    return (int64_t)(tokens / TRACE_BLOCK_TOK);
+}
+
+/* $.cache of the summary, without the hit rates (metrics adds them). */
+static json_t *cache_json(const sim_config_t *cfg, const sim_kvpool_t *pool)
+{
+    if (!pool)
+        return NULL;
+    json_t *o = json_object();
+    sim_kvpool_counts_t k = sim_kvpool_counts(pool);
+    json_object_set_new(o, "policy", json_string(cfg->cache.policy));
+    json_object_set_new(o, "dram_blocks_per_node", json_integer(sim_kvpool_capacity(pool, 0, SIM_TIER_DRAM)));
+    json_object_set_new(o, "ssd_blocks_per_node", json_integer(sim_kvpool_capacity(pool, 0, SIM_TIER_SSD)));
+    json_object_set_new(o, "inserts", json_integer(k.inserts));
+    json_object_set_new(o, "evictions", json_integer(k.evictions));
+    json_object_set_new(o, "demotions", json_integer(k.demotions));
+    json_object_set_new(o, "promotions", json_integer(k.promotions));
+    json_object_set_new(o, "drops", json_integer(k.drops));
+    json_object_set_new(o, "replications", json_integer(k.replications));
+    int64_t blocks;
+    double mean;
+    uint32_t max;
+    sim_kvpool_replica_stats(pool, &blocks, &mean, &max);
+    json_t *r = json_object();
+    json_object_set_new(r, "blocks", json_integer(blocks));
+    json_object_set_new(r, "mean", json_real(mean));
+    json_object_set_new(r, "max", json_integer(max));
+    json_object_set_new(o, "replicas", r);
+    return o;
 }
 
 /* Prefix an error from a component with the config file's name when it
@@ -95,6 +134,10 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
         .kv_efficiency = cfg->network.kv_efficiency,
         .kv_setup_ns = (sim_time_t)(cfg->network.kv_setup_s * 1e9 + 0.5),
+        .cache_policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
+        .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),
+        .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, llm),
+        .store_overhead_ns = (sim_time_t)(cfg->cache.store_overhead_s * 1e9 + 0.5),
     };
     cl = sim_cluster_new(&ka, m, err);
     if (!cl) {
@@ -126,7 +169,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     json_object_set_new(simj, "cost_source", json_string(model_cost_source(cost)));
     json_object_set_new(simj, "decode_kv_capacity_tokens",
                         json_integer(sim_cluster_decode_kv_cap_tok(cl)));
-    summary = sim_metrics_summary(m, simj);
+    summary = sim_metrics_summary(m, cache_json(cfg, sim_cluster_kvpool(cl)), simj);
 
     if (o->out_dir) {
         eff = sim_config_to_json(cfg);

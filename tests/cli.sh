@@ -96,6 +96,17 @@ expect 0 '"mean_output": 6' "$BIN" trace stats "$T/two.jsonl"
 expect 2 "expected 'stats FILE'" "$BIN" trace
 expect 2 "cannot open" "$BIN" trace stats "$T/none.jsonl"
 
+# trace cache: the hit rate of one global pool per capacity
+printf '%s\n' '{"timestamp": 0, "input_length": 1024, "output_length": 4, "hash_ids": [0, 1]}' \
+    '{"timestamp": 1, "input_length": 1000, "output_length": 4, "hash_ids": [0, 1]}' \
+    '{"timestamp": 2, "input_length": 1024, "output_length": 4, "hash_ids": [5, 6]}' >"$T/reuse.jsonl"
+expect 0 '"inf": 0.32' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf
+expect 0 '"512": 0' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf --policy lfu
+expect 2 "unknown eviction policy 'fifo' (valid: lru, lfu, length_aware)" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512 --policy fifo
+expect 2 "'lots' is not a token count or inf" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,lots
+expect 2 "--capacity-tokens is required" "$BIN" trace cache "$T/reuse.jsonl"
+expect 0 '"ideal_hit_rate_tokens": 0.32' "$BIN" trace stats "$T/reuse.jsonl"
+
 # calib
 expect 2 "expected 'fit" "$BIN" calib fit x.json
 expect 2 "nope.json" "$BIN" calib fit "$T/nope.json" -o "$T/c.json"

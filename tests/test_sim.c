@@ -232,6 +232,58 @@ START_TEST(test_policies_differ)
 }
 END_TEST
 
+/* The pool: the same prompt again reuses every block, loads them from
+ * DRAM (overlapped with computing the last token) and is far faster; with
+ * cache.enabled = 0 nothing is reused. */
+START_TEST(test_prefix_reuse)
+{
+    const char *d = tests_tmpdir();
+    char text[4096];
+    int n = 0;
+    for (int rep = 0; rep < 2; rep++) {
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "{\"timestamp\": %d, \"input_length\": 8000, \"output_length\": 2, "
+                      "\"hash_ids\": [",
+                      rep * 100000);
+        for (int b = 0; b < 16; b++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%s%d", b ? "," : "", b);
+        n += snprintf(text + n, sizeof text - (size_t)n, "]}\n");
+    }
+    const char *tp = tests_write_file(d, "twice.jsonl", text, (size_t)n);
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    double full = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
+    double last = (double)model_cost_prefill_ns(c, 8000, 7999) / 1e9;
+    model_cost_free(c);
+    for (int enabled = 0; enabled <= 1; enabled++) {
+        sim_config_defaults(&cfg);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+        cfg.cluster.prefill = 1;
+        cfg.cache.enabled = enabled;
+        sim_run_result_t res;
+        const char *out = path_in(d, enabled ? "reuse1" : "reuse0");
+        ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+        json_t *cache = json_object_get(res.summary, "cache");
+        ck_assert_int_eq(cache != NULL, enabled);
+        if (enabled)
+            ck_assert_double_eq_tol(
+                json_number_value(json_object_get(cache, "hit_rate_tokens")), 0.5, 1e-9);
+        json_decref(res.summary);
+        char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+        ck_assert_double_eq(csv_field(csv, 1, 7), 0);             /* first: nothing cached */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 8), full, 2e-6);
+        ck_assert_double_eq(csv_field(csv, 2, 7), enabled ? 8000 : 0);
+        ck_assert_double_eq(csv_field(csv, 2, 17), enabled ? 8000 : 0); /* from DRAM */
+        double load = 8000.0 * 327680 / 128e9;
+        ck_assert_double_eq_tol(csv_field(csv, 2, 19), enabled ? load : 0, 2e-6);
+        ck_assert_double_eq_tol(csv_field(csv, 2, 8), enabled ? SIM_MAX(last, load) : full, 2e-6);
+        free(csv);
+    }
+}
+END_TEST
+
 /* A bad record mid-trace abandons the run: exit path, nothing written. */
 START_TEST(test_bad_trace_leaves_nothing)
 {
@@ -312,10 +364,13 @@ static const char *const golden_ints[][2] = {
     {"slo", "met"},               {"decode", "iterations"},
     {"trace", "input_tokens"},    {"trace", "output_tokens_completed"},
     {"transfer", "kv_handoff_bytes"}, {"sim", "events"},
+    {"cache", "inserts"},         {"cache", "evictions"},
+    {"cache", "cached_tokens"},
 };
 static const char *const golden_nums[][2] = {
     {"ttft_s", "mean"}, {"ttft_s", "p90"}, {"tbt_s", "mean"}, {"tbt_s", "p99"},
     {"prefill", "busy_s"}, {"decode", "mean_batch"}, {"goodput_rps", NULL},
+    {"cache", "hit_rate_tokens"},
 };
 
 static json_t *pick(json_t *s, const char *a, const char *b)
@@ -390,6 +445,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_deterministic_outputs);
     tcase_add_test(tc, test_policies_differ);
     tcase_add_test(tc, test_bad_trace_leaves_nothing);
+    tcase_add_test(tc, test_prefix_reuse);
     tcase_add_test(tc, test_tbt_stats_brute_force);
     tcase_add_test(tc, test_hist_percentiles);
     TESTS_ADD_TRACE_TEST(tc, test_golden_conversation_500);

@@ -12,68 +12,9 @@
 #include <cJSON.h>
 #include <jansson.h>
 
+#include "sim/hmap.h"
+#include "sim/jsonx.h"
 #include "traces/lines.h"
-
-/* ---- an open-addressing set of uint64 ids (linear probing) ---- */
-
-#define IDSET_EMPTY UINT64_MAX
-
-typedef struct idset {
-    uint64_t *keys; /* IDSET_EMPTY marks a free slot */
-    size_t cap;     /* a power of two; load kept <= 1/2 */
-    size_t n;
-    int has_empty_key; /* the id UINT64_MAX itself, kept aside */
-} idset_t;
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return x ^ (x >> 33);
-}
-
-static void idset_alloc(idset_t *s, size_t cap)
-{
-    s->keys = sim_xmalloc(cap * sizeof *s->keys, "trace_stats.idset");
-    memset(s->keys, 0xFF, cap * sizeof *s->keys);
-    s->cap = cap;
-}
-
-/* Insert without growing; 1 when k was new. */
-static int idset_put(idset_t *s, uint64_t k)
-{
-    size_t mask = s->cap - 1;
-    for (size_t i = (size_t)mix64(k) & mask;; i = (i + 1) & mask) {
-        if (s->keys[i] == k)
-            return 0;
-        if (s->keys[i] == IDSET_EMPTY) {
-            s->keys[i] = k;
-            return 1;
-        }
-    }
-}
-
-/* Amortized O(1). */
-static void idset_add(idset_t *s, uint64_t k)
-{
-    if (k == IDSET_EMPTY) {
-        s->n += !s->has_empty_key;
-        s->has_empty_key = 1;
-        return;
-    }
-    if ((s->n + 1) * 2 > s->cap) {
-        uint64_t *old = s->keys;
-        size_t old_cap = s->cap;
-        idset_alloc(s, old_cap ? old_cap * 2 : 1024);
-        for (size_t i = 0; i < old_cap; i++)
-            if (old[i] != IDSET_EMPTY)
-                idset_put(s, old[i]);
-        sim_free(old);
-    }
-    s->n += (size_t)idset_put(s, k);
-}
 
 /* ---- trace_stats ---- */
 
@@ -98,13 +39,14 @@ int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
     int rc = -1;
     int64_t *in = NULL, *outl = NULL;
     size_t cap_in = 0, cap_out = 0, n = 0;
-    idset_t ids = {0};
+    sim_hmap_t refs; /* block id -> requests using it */
+    sim_hmap_init(&refs);
     json_t *obj = NULL;
     trace_t *t = trace_open(args, err);
     if (!t)
         return -1;
     uint64_t total_blocks = 0;
-    double sum_in = 0, sum_out = 0;
+    double sum_in = 0, sum_out = 0, ideal_hit = 0;
     sim_time_t first_ns = 0, last_ns = 0;
     trace_req_t r;
     int st;
@@ -120,8 +62,13 @@ int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
         sum_in += (double)r.input_tok;
         sum_out += (double)r.output_tok;
         total_blocks += r.n_blocks;
+        /* An unlimited pool hits the leading blocks seen before. */
+        uint32_t lead = 0;
+        while (lead < r.n_blocks && sim_hmap_get(&refs, r.blocks[lead]))
+            lead++;
+        ideal_hit += (double)SIM_MIN((int64_t)lead * TRACE_BLOCK_TOK, r.input_tok);
         for (uint32_t i = 0; i < r.n_blocks; i++)
-            idset_add(&ids, r.blocks[i]);
+            (*sim_hmap_upsert(&refs, r.blocks[i], 0, NULL))++;
     }
     if (st == TRACE_ERR)
         goto done;
@@ -144,18 +91,28 @@ int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
     json_object_set_new(obj, "p99_output", json_integer(pctl(outl, n, 99)));
     json_object_set_new(obj, "max_output", json_integer(n ? outl[n - 1] : 0));
     json_object_set_new(obj, "total_blocks", json_integer((json_int_t)total_blocks));
-    json_object_set_new(obj, "unique_blocks", json_integer((json_int_t)ids.n));
+    size_t it = 0, once = 0;
+    uint64_t id;
+    uint32_t cnt, max_refs = 0;
+    while (sim_hmap_next(&refs, &it, &id, &cnt)) {
+        once += cnt == 1;
+        max_refs = SIM_MAX(max_refs, cnt);
+    }
+    json_object_set_new(obj, "unique_blocks", json_integer((json_int_t)refs.n));
     json_object_set_new(obj, "block_reuse",
-                        json_real(total_blocks ? 1.0 - (double)ids.n / (double)total_blocks : 0.0));
-    if (json_dumpf(obj, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) != 0 ||
-        fputc('\n', out) == EOF) {
+                        json_real(total_blocks ? 1.0 - (double)refs.n / (double)total_blocks : 0.0));
+    json_object_set_new(obj, "blocks_used_once_share",
+                        json_real(refs.n ? (double)once / (double)refs.n : 0.0));
+    json_object_set_new(obj, "max_block_refs", json_integer(max_refs));
+    json_object_set_new(obj, "ideal_hit_rate_tokens", json_real(sum_in > 0 ? ideal_hit / sum_in : 0.0));
+    if (sim_json_write(out, obj) != 0) {
         sim_errf(err, "trace stats: cannot write the output");
         goto done;
     }
     rc = 0;
 done:
     json_decref(obj);
-    sim_free(ids.keys);
+    sim_hmap_free(&refs);
     sim_free(in);
     sim_free(outl);
     trace_close(t);

@@ -103,6 +103,16 @@ int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err);
  * generators. 0 or -1 (err filled). */
 int trace_write_jsonl(const trace_open_args_t *args, FILE *out, sim_err_t *err);
 
+/* `trace cache`: the paper's cache study (no timing, one global pool).
+ * For each request in order, the leading run of its blocks in the pool
+ * counts as hit tokens (min(512 x run, input)); then every block of the
+ * request is accessed in order (inserted when missing, evicting by
+ * policy). One pool per capacity in cap_tok (tokens, -1 = unlimited), all
+ * fed by one pass. hit_rate[i] gets the token-weighted hit rate of
+ * cap_tok[i]. 0 or -1 (err filled). */
+int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
+                         const int64_t *cap_tok, size_t n_caps, double *hit_rate, sim_err_t *err);
+
 /* Benchmark: parse every record of a Mooncake JSONL file with cJSON and
  * with jansson, print records/s of each to out. 0 or -1. */
 int trace_bench_parse(const char *path, FILE *out, sim_err_t *err);

@@ -1,6 +1,6 @@
-/* sim/policy/place_least_loaded.c: the prefill instance where r would
- * finish first (predicted queue wait + its own prefill; ties to the lowest
- * index), ignoring caches; decode by the shared least-loaded balancer. */
+/* sim/policy/place_least_loaded.c: the prefill instance with the least
+ * predicted queue wait (ties to the lowest index), blind to what each node
+ * caches; decode by the shared least-loaded balancer. */
 #include "sim/cluster.h"
 #include "sim/place.h"
 
@@ -10,7 +10,7 @@ static int ll_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_pl
     int best = 0;
     sim_time_t best_t = INT64_MAX;
     for (int i = 0; i < sim_cluster_n_prefill(c); i++) {
-        sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_cluster_prefill_pred_ns(c, i, r);
+        sim_time_t t = sim_cluster_prefill_wait_ns(c, i);
         if (t < best_t) {
             best_t = t;
             best = i;
@@ -18,7 +18,7 @@ static int ll_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_pl
     }
     out->prefill = best;
     out->decode = sim_place_decode_least_loaded(c, r);
-    out->pred_ttft_ns = best_t;
+    out->pred_ttft_ns = best_t + sim_cluster_prefill_pred_ns(c, best, r);
     return SIM_PLACE_OK;
 }
 

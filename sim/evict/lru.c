@@ -1,0 +1,16 @@
+/* sim/evict/lru.c: least recently used first. */
+#include "sim/evict.h"
+
+static void lru_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+{
+    k[0] = s->tick;
+    k[1] = 0;
+    k[2] = 0;
+}
+
+const sim_evict_ops_t sim_evict_lru = {
+    .name = "lru",
+    .help = "evict the least recently used block",
+    .key = lru_key,
+    .recency_order = 1,
+};

@@ -1,0 +1,611 @@
+/* sim/kvpool.c: see kvpool.h. Entries of all tiers live in one slab,
+ * recycled through a free list. The global index maps a block id to the
+ * first of its replica entries; replicas are chained. Each evictable tier
+ * orders its unpinned entries for eviction: an access-ordered list for
+ * recency policies (O(1)), else a lazy min-heap by policy key. */
+#include "sim/kvpool.h"
+
+#include <string.h>
+
+#include "sim/hmap.h"
+#include "sim/util.h"
+
+#define NONE UINT32_MAX
+
+typedef struct kv_entry {
+    uint64_t id;
+    sim_evict_stats_t st;
+    uint32_t next;         /* next replica of the same id, or free-list link */
+    uint32_t gen;          /* bumped whenever its heap node goes stale */
+    uint32_t lprev, lnext; /* recency list links */
+    uint32_t pins;
+    uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
+    uint8_t tier;
+    int32_t node;
+} kv_entry_t;
+
+/* A heap node: a snapshot of an entry's key, live while the entry's
+ * generation still matches. Keys sit in the node so comparisons never
+ * chase entries. */
+typedef struct kv_hnode {
+    uint64_t key[SIM_EVICT_KEYS];
+    uint64_t id;
+    uint32_t ei;
+    uint32_t gen;
+} kv_hnode_t;
+
+typedef struct kv_tier {
+    int64_t cap; /* blocks; -1 unlimited, 0 absent */
+    int64_t size;
+    int64_t n_ordered;
+    uint32_t lhead, ltail; /* recency list: head = least recent */
+    kv_hnode_t *heap;
+    size_t n_heap, cap_heap;
+} kv_tier_t;
+
+struct sim_kvpool {
+    const sim_evict_ops_t *policy;
+    int n_nodes;
+    int dense;
+    kv_tier_t *tiers; /* [node * SIM_N_TIERS + tier] */
+    kv_entry_t *e;
+    size_t n_e, cap_e;
+    uint32_t free_head;
+    sim_hmap_t index;     /* id -> first replica entry */
+    uint32_t *dense_head; /* the same for SIM_KVPOOL_DENSE_IDS: [id] */
+    size_t n_dense;
+    int64_t n_ids;
+    uint64_t tick;
+    sim_kvpool_counts_t c;
+};
+
+static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
+{
+    return &p->tiers[node * SIM_N_TIERS + tier];
+}
+
+/* ---- the global index: id -> first replica ---- */
+
+static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
+{
+    if (p->dense)
+        return id < p->n_dense ? p->dense_head[id] : NONE;
+    const uint32_t *h = sim_hmap_get(&p->index, id);
+    return h ? *h : NONE;
+}
+
+/* Set id's first replica (NONE removes the id). */
+static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t ei)
+{
+    uint32_t old = idx_get(p, id);
+    p->n_ids += (old == NONE) - (ei == NONE);
+    if (p->dense) {
+        if (id >= p->n_dense) {
+            SIM_ASSERT(id < UINT32_MAX);
+            size_t cap = p->n_dense, n0 = p->n_dense;
+            sim_grow((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
+                     "kvpool dense index");
+            memset(p->dense_head + n0, 0xff, (cap - n0) * sizeof *p->dense_head);
+            p->n_dense = cap;
+        }
+        p->dense_head[id] = ei;
+    } else if (ei == NONE) {
+        sim_hmap_del(&p->index, id);
+    } else {
+        sim_hmap_put(&p->index, id, ei);
+    }
+}
+
+/* Iterate ids with replicas; start with *it = 0. */
+static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *head)
+{
+    if (!p->dense)
+        return sim_hmap_next(&p->index, it, id, head);
+    for (; *it < p->n_dense; (*it)++)
+        if (p->dense_head[*it] != NONE) {
+            *id = *it;
+            *head = p->dense_head[(*it)++];
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- lazy min-heap by (key, id) ----
+ * Re-keying pushes a fresh node instead of moving the old one; eviction
+ * pops stale nodes first. The heap is rebuilt when stale nodes outnumber
+ * live ones, so it stays O(size): amortized O(log n) per operation. */
+
+static int hless(const kv_hnode_t *x, const kv_hnode_t *y)
+{
+    for (int i = 0; i < SIM_EVICT_KEYS; i++)
+        if (x->key[i] != y->key[i])
+            return x->key[i] < y->key[i];
+    return x->id < y->id;
+}
+
+static void sift_up(kv_hnode_t *h, size_t i)
+{
+    kv_hnode_t x = h[i];
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!hless(&x, &h[up]))
+            break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i] = x;
+}
+
+static void sift_down(kv_hnode_t *h, size_t n, size_t i)
+{
+    kv_hnode_t x = h[i];
+    for (;;) {
+        size_t ch = 2 * i + 1;
+        if (ch >= n)
+            break;
+        if (ch + 1 < n && hless(&h[ch + 1], &h[ch]))
+            ch++;
+        if (!hless(&h[ch], &x))
+            break;
+        h[i] = h[ch];
+        i = ch;
+    }
+    h[i] = x;
+}
+
+static int live_node(const sim_kvpool_t *p, const kv_hnode_t *n)
+{
+    return p->e[n->ei].gen == n->gen;
+}
+
+static void heap_compact(sim_kvpool_t *p, kv_tier_t *t)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < t->n_heap; i++)
+        if (live_node(p, &t->heap[i]))
+            t->heap[k++] = t->heap[i];
+    t->n_heap = k;
+    for (size_t i = k / 2; i-- > 0;)
+        sift_down(t->heap, k, i);
+}
+
+static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+{
+    const kv_entry_t *x = &p->e[ei];
+    if (t->n_heap >= 2 * (size_t)t->n_ordered + 64)
+        heap_compact(p, t);
+    sim_grow((void **)&t->heap, &t->cap_heap, t->n_heap + 1, sizeof *t->heap, "kvpool heap");
+    kv_hnode_t *n = &t->heap[t->n_heap];
+    p->policy->key(&x->st, n->key);
+    n->id = x->id;
+    n->ei = ei;
+    n->gen = x->gen;
+    sift_up(t->heap, t->n_heap++);
+}
+
+static uint32_t heap_pop(sim_kvpool_t *p, kv_tier_t *t)
+{
+    while (t->n_heap > 0) {
+        kv_hnode_t top = t->heap[0];
+        t->heap[0] = t->heap[--t->n_heap];
+        if (t->n_heap > 0)
+            sift_down(t->heap, t->n_heap, 0);
+        if (live_node(p, &top))
+            return top.ei;
+    }
+    return NONE;
+}
+
+/* ---- eviction order: list or heap, behind three calls ---- */
+
+/* Entry ei (unpinned, in tier t) becomes evictable, as just accessed. */
+static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    if (t->cap < 0 || x->ordered) /* an unlimited tier never evicts */
+        return;
+    x->ordered = 1;
+    t->n_ordered++;
+    if (p->policy->recency_order) {
+        /* Almost always the most recent: O(1) at the tail. A block demoted
+         * with an older last use walks back to its place, so the list is
+         * exactly in tick order (as the heap would be). */
+        uint32_t after = t->ltail;
+        while (after != NONE && p->e[after].st.tick > x->st.tick)
+            after = p->e[after].lprev;
+        x->lprev = after;
+        x->lnext = after == NONE ? t->lhead : p->e[after].lnext;
+        if (after != NONE)
+            p->e[after].lnext = ei;
+        else
+            t->lhead = ei;
+        if (x->lnext != NONE)
+            p->e[x->lnext].lprev = ei;
+        else
+            t->ltail = ei;
+    } else {
+        heap_push(p, t, ei);
+    }
+}
+
+/* Entry ei leaves its tier's eviction order (pinned, moved or dropped). */
+static void order_del(sim_kvpool_t *p, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    if (!x->ordered)
+        return;
+    kv_tier_t *t = tier_of(p, x->node, x->tier);
+    x->ordered = 0;
+    t->n_ordered--;
+    if (p->policy->recency_order) {
+        if (x->lprev != NONE)
+            p->e[x->lprev].lnext = x->lnext;
+        else
+            t->lhead = x->lnext;
+        if (x->lnext != NONE)
+            p->e[x->lnext].lprev = x->lprev;
+        else
+            t->ltail = x->lprev;
+    } else {
+        x->gen++;
+    }
+}
+
+/* The next victim of tier t, taken out of the order; NONE when every
+ * block there is pinned. */
+static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
+{
+    uint32_t ei = p->policy->recency_order ? t->lhead : heap_pop(p, t);
+    if (ei != NONE)
+        order_del(p, ei);
+    return ei;
+}
+
+/* ---- entries ---- */
+
+static uint32_t find(const sim_kvpool_t *p, int node, uint64_t id)
+{
+    for (uint32_t ei = idx_get(p, id); ei != NONE; ei = p->e[ei].next)
+        if (p->e[ei].node == node)
+            return ei;
+    return NONE;
+}
+
+static uint32_t entry_new(sim_kvpool_t *p)
+{
+    if (p->free_head != NONE) {
+        uint32_t ei = p->free_head;
+        p->free_head = p->e[ei].next;
+        return ei;
+    }
+    SIM_ASSERT(p->n_e < NONE);
+    sim_grow((void **)&p->e, &p->cap_e, p->n_e + 1, sizeof *p->e, "kvpool entries");
+    p->e[p->n_e].gen = 0;
+    return (uint32_t)p->n_e++;
+}
+
+/* Unlink entry ei from its id's replica chain and free it. */
+static void entry_drop(sim_kvpool_t *p, uint32_t ei)
+{
+    uint64_t id = p->e[ei].id;
+    uint32_t head = idx_get(p, id);
+    SIM_ASSERT(head != NONE);
+    if (head == ei) {
+        idx_set(p, id, p->e[ei].next);
+    } else {
+        uint32_t prev = head;
+        while (p->e[prev].next != ei)
+            prev = p->e[prev].next;
+        p->e[prev].next = p->e[ei].next;
+    }
+    p->e[ei].gen++;
+    p->e[ei].next = p->free_head;
+    p->free_head = ei;
+}
+
+static int top_tier(const sim_kvpool_t *p, int node)
+{
+    for (int t = 0; t < SIM_N_TIERS; t++)
+        if (p->tiers[node * SIM_N_TIERS + t].cap != 0)
+            return t;
+    return -1;
+}
+
+static int has_room(const kv_tier_t *t) { return t->cap < 0 || t->size < t->cap; }
+
+/* Put entry ei into (its node, tier), making room by evicting; victims
+ * from DRAM go down to SSD when there is one. 0, or -1 when every block
+ * there is pinned (the caller then drops ei). */
+static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
+{
+    int node = p->e[ei].node;
+    kv_tier_t *t = tier_of(p, node, tier);
+    while (!has_room(t)) {
+        uint32_t v = order_victim(p, t);
+        if (v == NONE)
+            return -1;
+        t->size--;
+        p->c.evictions++;
+        if (tier + 1 < SIM_N_TIERS && tier_of(p, node, tier + 1)->cap != 0 &&
+            tier_put(p, v, tier + 1) == 0) {
+            p->c.demotions++;
+        } else {
+            p->c.drops++;
+            entry_drop(p, v);
+        }
+    }
+    p->e[ei].tier = (uint8_t)tier;
+    t->size++;
+    SIM_ASSERT(t->cap < 0 || t->size <= t->cap);
+    if (p->e[ei].pins == 0)
+        order_add(p, t, ei);
+    return 0;
+}
+
+static void touch(sim_kvpool_t *p, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    x->st.freq++;
+    x->st.tick = ++p->tick;
+    if (x->ordered) {
+        order_del(p, ei);
+        order_add(p, tier_of(p, x->node, x->tier), ei);
+    }
+}
+
+/* Store a block new to node at position pos; 1 if stored. */
+static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos)
+{
+    int top = top_tier(p, node);
+    if (top < 0)
+        return 0;
+    uint32_t ei = entry_new(p);
+    kv_entry_t *x = &p->e[ei];
+    uint32_t gen = x->gen + 1; /* a recycled entry's old heap nodes stay stale */
+    memset(x, 0, sizeof *x);
+    x->gen = gen;
+    x->id = id;
+    x->node = node;
+    x->st.freq = 1;
+    x->st.tick = ++p->tick;
+    x->st.pos = pos;
+    x->next = idx_get(p, id);
+    idx_set(p, id, ei);
+    if (tier_put(p, ei, top) != 0) {
+        p->c.rejected++;
+        entry_drop(p, ei);
+        return 0;
+    }
+    p->c.inserts++;
+    return 1;
+}
+
+/* Move a block on SSD up to DRAM on reuse. */
+static void promote(sim_kvpool_t *p, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    if (x->tier != SIM_TIER_SSD || tier_of(p, x->node, SIM_TIER_DRAM)->cap == 0)
+        return;
+    order_del(p, ei);
+    tier_of(p, x->node, SIM_TIER_SSD)->size--;
+    if (tier_put(p, ei, SIM_TIER_DRAM) == 0)
+        p->c.promotions++;
+    else /* DRAM is full of pinned blocks: stay on SSD (room was just made) */
+        SIM_ASSERT(tier_put(p, ei, SIM_TIER_SSD) == 0);
+}
+
+/* ---- API ---- */
+
+sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
+                             const sim_evict_ops_t *policy, unsigned flags)
+{
+    SIM_ASSERT(n_nodes >= 1 && policy != NULL);
+    sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
+    p->policy = policy;
+    p->n_nodes = n_nodes;
+    p->dense = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
+    p->free_head = NONE;
+    p->tiers = sim_xcalloc((size_t)n_nodes * SIM_N_TIERS, sizeof *p->tiers, "kvpool tiers");
+    for (int n = 0; n < n_nodes; n++)
+        for (int t = 0; t < SIM_N_TIERS; t++) {
+            kv_tier_t *tr = tier_of(p, n, t);
+            tr->cap = cap_blocks[t];
+            tr->lhead = tr->ltail = NONE;
+        }
+    sim_hmap_init(&p->index);
+    return p;
+}
+
+void sim_kvpool_free(sim_kvpool_t *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->n_nodes * SIM_N_TIERS; i++)
+        sim_free(p->tiers[i].heap);
+    sim_free(p->tiers);
+    sim_free(p->e);
+    sim_free(p->dense_head);
+    sim_hmap_free(&p->index);
+    sim_free(p);
+}
+
+uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                           uint32_t by_tier[SIM_N_TIERS])
+{
+    if (by_tier)
+        memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        uint32_t ei = find(p, node, blocks[k]);
+        if (ei == NONE)
+            break;
+        if (by_tier)
+            by_tier[p->e[ei].tier]++;
+    }
+    return k;
+}
+
+int sim_kvpool_tier_of(const sim_kvpool_t *p, int node, uint64_t id)
+{
+    uint32_t ei = find(p, node, id);
+    return ei == NONE ? -1 : p->e[ei].tier;
+}
+
+uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+{
+    uint32_t lead = 0;
+    int run = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t ei = find(p, node, blocks[k]);
+        if (ei == NONE) {
+            run = 0;
+            store_new(p, node, blocks[k], k);
+        } else {
+            lead += (uint32_t)run;
+            touch(p, ei);
+            promote(p, ei);
+        }
+    }
+    return lead;
+}
+
+void sim_kvpool_pin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t ei = find(p, node, blocks[k]);
+        if (ei == NONE)
+            break;
+        if (p->e[ei].pins++ == 0)
+            order_del(p, ei);
+    }
+}
+
+void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t ei = find(p, node, blocks[k]);
+        if (ei == NONE)
+            break;
+        kv_entry_t *x = &p->e[ei];
+        SIM_ASSERT(x->pins > 0);
+        if (--x->pins == 0) {
+            /* In use until now: as recent as its release. This also keeps
+             * recency lists in tick order. */
+            x->st.tick = ++p->tick;
+            order_add(p, tier_of(p, node, x->tier), ei);
+        }
+    }
+}
+
+uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n)
+{
+    uint32_t made = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t ei = find(p, dst, blocks[k]);
+        if (ei != NONE) {
+            touch(p, ei);
+            promote(p, ei);
+        } else if (store_new(p, dst, blocks[k], k)) {
+            made++;
+        }
+    }
+    p->c.replications += made;
+    return made;
+}
+
+uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id)
+{
+    uint32_t n = 0;
+    for (uint32_t ei = idx_get(p, id); ei != NONE; ei = p->e[ei].next)
+        n++;
+    return n;
+}
+
+void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
+                              uint32_t *max)
+{
+    size_t it = 0;
+    uint64_t id;
+    uint32_t head;
+    int64_t blocks = 0, total = 0;
+    uint32_t mx = 0;
+    while (idx_next(p, &it, &id, &head)) {
+        uint32_t r = sim_kvpool_replicas(p, id);
+        blocks++;
+        total += r;
+        mx = r > mx ? r : mx;
+    }
+    *n_blocks = blocks;
+    *mean = blocks ? (double)total / (double)blocks : 0;
+    *max = mx;
+}
+
+int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier)
+{
+    return p->tiers[node * SIM_N_TIERS + tier].size;
+}
+
+int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier)
+{
+    return p->tiers[node * SIM_N_TIERS + tier].cap;
+}
+
+sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p) { return p->c; }
+
+int sim_kvpool_check(const sim_kvpool_t *p)
+{
+    int64_t live = 0;
+    for (int n = 0; n < p->n_nodes; n++)
+        for (int t = 0; t < SIM_N_TIERS; t++) {
+            const kv_tier_t *tr = &p->tiers[n * SIM_N_TIERS + t];
+            if (tr->size < 0 || (tr->cap >= 0 && tr->size > tr->cap) || tr->n_ordered < 0 ||
+                tr->n_ordered > tr->size)
+                return -1;
+            int64_t in_order = 0;
+            if (p->policy->recency_order) {
+                uint32_t prev = NONE;
+                uint64_t last_tick = 0;
+                for (uint32_t ei = tr->lhead; ei != NONE; prev = ei, ei = p->e[ei].lnext) {
+                    const kv_entry_t *x = &p->e[ei];
+                    if (x->lprev != prev || !x->ordered || x->pins || x->node != n ||
+                        x->tier != t || x->st.tick < last_tick)
+                        return -1;
+                    last_tick = x->st.tick;
+                    in_order++;
+                }
+                if (prev != tr->ltail)
+                    return -1;
+            } else {
+                for (size_t i = 0; i < tr->n_heap; i++) {
+                    const kv_hnode_t *h = &tr->heap[i];
+                    if (i > 0 && hless(h, &tr->heap[(i - 1) / 2]))
+                        return -1;
+                    if (!live_node(p, h))
+                        continue;
+                    const kv_entry_t *x = &p->e[h->ei];
+                    if (!x->ordered || x->node != n || x->tier != t || x->pins || x->id != h->id)
+                        return -1;
+                    in_order++;
+                }
+            }
+            if (in_order != tr->n_ordered)
+                return -1;
+            live += tr->size;
+        }
+    size_t it = 0;
+    uint64_t id;
+    uint32_t head;
+    int64_t indexed = 0, ids = 0;
+    while (idx_next(p, &it, &id, &head)) {
+        ids++;
+        for (uint32_t a = head; a != NONE; a = p->e[a].next) {
+            indexed++;
+            if (p->e[a].id != id)
+                return -1;
+            for (uint32_t b = p->e[a].next; b != NONE; b = p->e[b].next)
+                if (p->e[b].node == p->e[a].node)
+                    return -1;
+        }
+    }
+    return indexed == live && ids == p->n_ids ? 0 : -1;
+}

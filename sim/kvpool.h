@@ -1,0 +1,80 @@
+/* sim/kvpool.h: the distributed KVCache pool. Every node has a DRAM tier
+ * and an SSD tier of 512-token blocks keyed by the traces' chained hash
+ * ids; a global index maps each block to its replicas (node, tier). A
+ * block evicted from DRAM is demoted to the node's SSD when it has one,
+ * else dropped; blocks in use are pinned and never evicted.
+ * Invariants: a tier never holds more than its capacity; a block appears
+ * at most once per node. Accesses cost O(log n) (heap by policy key). */
+#ifndef SIM_KVPOOL_H
+#define SIM_KVPOOL_H
+
+#include <stdint.h>
+
+#include "sim/evict.h"
+
+enum { SIM_TIER_DRAM = 0, SIM_TIER_SSD = 1, SIM_N_TIERS = 2 };
+
+typedef struct sim_kvpool sim_kvpool_t;
+
+typedef struct sim_kvpool_counts {
+    int64_t inserts;      /* blocks newly stored on a node */
+    int64_t evictions;    /* blocks pushed out of a tier (DRAM or SSD) */
+    int64_t demotions;    /* DRAM -> SSD moves (each is also an eviction from DRAM) */
+    int64_t promotions;   /* SSD -> DRAM moves on reuse */
+    int64_t drops;        /* blocks that left a node entirely */
+    int64_t rejected;     /* stores refused: the tier was full of pinned blocks */
+    int64_t replications; /* replicas made by sim_kvpool_replicate */
+} sim_kvpool_counts_t;
+
+/* Block ids are small integers from 0 (a remapped trace): the index is
+ * then a direct array instead of a hash map. */
+#define SIM_KVPOOL_DENSE_IDS 1u
+
+/* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
+ * (-1 = unlimited, 0 = no such tier), evicting by policy. Free with
+ * sim_kvpool_free (accepts NULL). */
+sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
+                             const sim_evict_ops_t *policy, unsigned flags);
+void sim_kvpool_free(sim_kvpool_t *p);
+
+/* Length of the longest leading run of blocks[0..n) held on node; when
+ * by_tier is not NULL it gets how many of those sit in each tier. Pure
+ * lookup: no statistics change. O(run x replicas). */
+uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                           uint32_t by_tier[SIM_N_TIERS]);
+
+/* The tier of block id on node, or -1 when the node does not hold it. */
+int sim_kvpool_tier_of(const sim_kvpool_t *p, int node, uint64_t id);
+
+/* Access blocks[0..n) on node in order, as a request that uses them: a
+ * block present is touched (promoted to DRAM if it was on SSD), a missing
+ * one is stored in the node's top tier, evicting by policy as needed.
+ * Returns the leading run that was present before the call (evictions
+ * start only after the first miss, so it equals sim_kvpool_prefix). */
+uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
+
+/* Pin / unpin the first n blocks present on node (a running request's
+ * prefix); pins nest. Pinned blocks are never evicted; a block's last use
+ * is the moment its last pin is released. */
+void sim_kvpool_pin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
+void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
+
+/* Copy blocks[0..n) to node dst (its DRAM), making replicas; blocks dst
+ * already holds are touched. Returns how many replicas were created. */
+uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n);
+
+/* Replicas of one block across nodes and tiers. */
+uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id);
+/* Blocks held anywhere, the mean and the most replicas per block. O(blocks). */
+void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
+                              uint32_t *max);
+
+int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier);
+int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier);
+sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p);
+
+/* Check every invariant (capacities, heap order, index); 0 when they hold,
+ * else -1. O(blocks). For tests and debugging. */
+int sim_kvpool_check(const sim_kvpool_t *p);
+
+#endif

@@ -1,0 +1,424 @@
+/* tests/test_kvpool.c: the KVCache pool: each eviction policy against
+ * exact hit/miss counts on hand-made sequences, pinning, demotion and
+ * promotion, replicas, capacity and structure invariants under random
+ * operations, and the trace cache analysis against a deliberately plain
+ * second implementation on the real traces. */
+#include "tests/tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "sim/evict.h"
+#include "sim/hmap.h"
+#include "sim/kvpool.h"
+#include "sim/rng.h"
+#include "traces/trace.h"
+
+static sim_kvpool_t *pool1(const char *policy, int64_t dram, int64_t ssd)
+{
+    int64_t caps[SIM_N_TIERS] = {dram, ssd};
+    return sim_kvpool_new(1, caps, sim_evict_find(policy), 0);
+}
+
+/* Access single-block requests; returns the hits. */
+static int run_seq(sim_kvpool_t *p, const uint64_t *ids, size_t n)
+{
+    int hits = 0;
+    for (size_t i = 0; i < n; i++) {
+        hits += (int)sim_kvpool_access(p, 0, &ids[i], 1);
+        ck_assert_int_eq(sim_kvpool_check(p), 0);
+    }
+    return hits;
+}
+
+START_TEST(test_lru_exact)
+{
+    /* Worked by hand, capacity 3: hits at accesses 4, 6, 9, 10. */
+    const uint64_t seq[] = {1, 2, 3, 1, 4, 1, 2, 5, 1, 2, 3, 4, 5};
+    sim_kvpool_t *p = pool1("lru", 3, 0);
+    ck_assert_int_eq(run_seq(p, seq, 13), 4);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 3), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 4), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 5), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), -1);
+    sim_kvpool_counts_t k = sim_kvpool_counts(p);
+    ck_assert_int_eq(k.inserts, 9);
+    ck_assert_int_eq(k.evictions, 6);
+    ck_assert_int_eq(k.drops, 6);
+    ck_assert_int_eq(k.demotions, 0);
+    sim_kvpool_free(p);
+}
+END_TEST
+
+START_TEST(test_lfu_vs_lru_exact)
+{
+    /* 1 is hot; when 4 arrives LRU evicts 1 (least recent), LFU evicts 2
+     * (used once, the oldest of the rarely used). */
+    const uint64_t seq[] = {1, 1, 1, 2, 3, 4, 1};
+    sim_kvpool_t *lru = pool1("lru", 3, 0), *lfu = pool1("lfu", 3, 0);
+    ck_assert_int_eq(run_seq(lru, seq, 7), 2);
+    ck_assert_int_eq(run_seq(lfu, seq, 7), 3);
+    ck_assert_int_eq(sim_kvpool_tier_of(lfu, 0, 2), -1);
+    ck_assert_int_eq(sim_kvpool_tier_of(lfu, 0, 3), SIM_TIER_DRAM);
+    sim_kvpool_free(lru);
+    sim_kvpool_free(lfu);
+}
+END_TEST
+
+/* Length-aware evicts the deepest block of a request first, which keeps
+ * the prefix that can still hit; LRU and LFU evict its first block. */
+START_TEST(test_length_aware_exact)
+{
+    const uint64_t a[] = {10, 11, 12}, b[] = {20};
+    const char *pols[] = {"lru", "lfu", "length_aware"};
+    const uint32_t want_lead[] = {0, 0, 2};
+    for (int i = 0; i < 3; i++) {
+        sim_kvpool_t *p = pool1(pols[i], 3, 0);
+        ck_assert_uint_eq(sim_kvpool_access(p, 0, a, 3), 0);
+        ck_assert_uint_eq(sim_kvpool_access(p, 0, b, 1), 0);
+        ck_assert_msg(sim_kvpool_prefix(p, 0, a, 3, NULL) == want_lead[i], "%s", pols[i]);
+        ck_assert_uint_eq(sim_kvpool_access(p, 0, a, 3), want_lead[i]);
+        ck_assert_int_eq(sim_kvpool_check(p), 0);
+        sim_kvpool_free(p);
+    }
+    /* Frequency still comes first: a hot deep block outlives a cold shallow one. */
+    sim_kvpool_t *p = pool1("length_aware", 2, 0);
+    const uint64_t hot[] = {1, 2}, cold[] = {3}, other[] = {4};
+    sim_kvpool_access(p, 0, hot, 2);
+    sim_kvpool_access(p, 0, hot, 2); /* 1 and 2 at freq 2 */
+    sim_kvpool_access(p, 0, cold, 1); /* evicts 2 (deeper of two equals) */
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), -1);
+    sim_kvpool_access(p, 0, other, 1); /* evicts 3 (freq 1) not 1 (freq 2) */
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 3), -1);
+    sim_kvpool_free(p);
+}
+END_TEST
+
+START_TEST(test_pinning)
+{
+    sim_kvpool_t *p = pool1("lru", 2, 0);
+    const uint64_t one[] = {1}, two[] = {2}, three[] = {3}, four[] = {4};
+    sim_kvpool_access(p, 0, one, 1);
+    sim_kvpool_access(p, 0, two, 1);
+    sim_kvpool_pin(p, 0, one, 1); /* 1 is least recent but in use */
+    sim_kvpool_access(p, 0, three, 1);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), -1);
+    sim_kvpool_pin(p, 0, three, 1);
+    sim_kvpool_pin(p, 0, three, 1); /* pins nest */
+    sim_kvpool_access(p, 0, four, 1); /* everything pinned: refused */
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 4), -1);
+    ck_assert_int_eq(sim_kvpool_counts(p).rejected, 1);
+    ck_assert_int_eq(sim_kvpool_size(p, 0, SIM_TIER_DRAM), 2);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_unpin(p, 0, three, 1);
+    sim_kvpool_access(p, 0, four, 1); /* 3 still pinned once, 1 pinned */
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 4), -1);
+    sim_kvpool_unpin(p, 0, three, 1);
+    sim_kvpool_access(p, 0, four, 1);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 3), -1);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 4), SIM_TIER_DRAM);
+    sim_kvpool_unpin(p, 0, one, 1);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_free(p);
+}
+END_TEST
+
+START_TEST(test_demotion_and_promotion)
+{
+    sim_kvpool_t *p = pool1("lru", 2, 2);
+    const uint64_t req[] = {1, 2, 3};
+    ck_assert_uint_eq(sim_kvpool_access(p, 0, req, 3), 0);
+    /* DRAM holds 2 and 3; 1 went down to SSD. */
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_SSD);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 3), SIM_TIER_DRAM);
+    uint32_t by[SIM_N_TIERS];
+    ck_assert_uint_eq(sim_kvpool_prefix(p, 0, req, 3, by), 3);
+    ck_assert_uint_eq(by[SIM_TIER_DRAM], 2);
+    ck_assert_uint_eq(by[SIM_TIER_SSD], 1);
+    /* Reuse promotes 1 to DRAM; the least recent DRAM block goes down. */
+    ck_assert_uint_eq(sim_kvpool_access(p, 0, req, 1), 1);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_DRAM);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), SIM_TIER_SSD);
+    const uint64_t more[] = {4, 5, 6};
+    sim_kvpool_access(p, 0, more, 3);
+    sim_kvpool_counts_t k = sim_kvpool_counts(p);
+    ck_assert_int_eq(k.promotions, 1);
+    ck_assert_int_eq(k.demotions, 5);
+    ck_assert_int_eq(k.drops, 2); /* SSD full: its oldest blocks leave the node */
+    ck_assert_int_le(sim_kvpool_size(p, 0, SIM_TIER_SSD), 2);
+    ck_assert_int_le(sim_kvpool_size(p, 0, SIM_TIER_DRAM), 2);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_free(p);
+    /* No DRAM at all: blocks go straight to SSD. */
+    p = pool1("lru", 0, 5);
+    sim_kvpool_access(p, 0, req, 3);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), SIM_TIER_SSD);
+    sim_kvpool_free(p);
+}
+END_TEST
+
+START_TEST(test_replicas)
+{
+    int64_t caps[SIM_N_TIERS] = {10, 0};
+    sim_kvpool_t *p = sim_kvpool_new(3, caps, &sim_evict_lru, 0);
+    const uint64_t req[] = {7, 8, 9};
+    sim_kvpool_access(p, 0, req, 3);
+    ck_assert_uint_eq(sim_kvpool_prefix(p, 1, req, 3, NULL), 0);
+    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2), 2);
+    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2), 0); /* already there */
+    ck_assert_uint_eq(sim_kvpool_prefix(p, 1, req, 3, NULL), 2);
+    ck_assert_uint_eq(sim_kvpool_replicas(p, 7), 2);
+    ck_assert_uint_eq(sim_kvpool_replicas(p, 9), 1);
+    ck_assert_uint_eq(sim_kvpool_replicas(p, 99), 0);
+    int64_t blocks;
+    double mean;
+    uint32_t max;
+    sim_kvpool_replica_stats(p, &blocks, &mean, &max);
+    ck_assert_int_eq(blocks, 3);
+    ck_assert_double_eq_tol(mean, 5.0 / 3.0, 1e-12);
+    ck_assert_uint_eq(max, 2);
+    ck_assert_int_eq(sim_kvpool_counts(p).replications, 2);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_free(p);
+}
+END_TEST
+
+/* LRU kept in a heap (no list): must evict exactly as the list does. */
+static void lru_heap_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+{
+    k[0] = s->tick;
+    k[1] = k[2] = 0;
+}
+static const sim_evict_ops_t lru_heap = {.name = "lru_heap", .key = lru_heap_key};
+
+/* Random multi-node traffic with pins, demotions and replication: the
+ * invariants hold after every step, capacities are never exceeded, and the
+ * list and heap forms of LRU agree step by step. */
+START_TEST(test_random_invariants)
+{
+    int64_t caps[SIM_N_TIERS] = {16, 24};
+    sim_kvpool_t *a = sim_kvpool_new(3, caps, &sim_evict_lru, 0);
+    sim_kvpool_t *b = sim_kvpool_new(3, caps, &lru_heap, 0);
+    sim_kvpool_t *c = sim_kvpool_new(3, caps, &sim_evict_length_aware, SIM_KVPOOL_DENSE_IDS);
+    sim_kvpool_t *pools[3] = {a, b, c};
+    gsl_rng *r = sim_rng_new(11, 500);
+    uint64_t req[12];
+    uint64_t pinned[3][12];    /* per node: the request whose prefix is pinned */
+    uint32_t n_pin[3][3] = {{0}}; /* per pool and node: blocks pinned */
+    int busy[3] = {0, 0, 0};
+    for (int step = 0; step < 4000; step++) {
+        int node = (int)gsl_rng_uniform_int(r, 3);
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 12);
+        uint64_t base = gsl_rng_uniform_int(r, 8) * 100; /* 8 "sessions" */
+        for (uint32_t k = 0; k < n; k++)
+            req[k] = base + k;
+        unsigned op = (unsigned)gsl_rng_uniform_int(r, 10);
+        int pin = op == 0 && !busy[node], unpin = op == 2 && busy[node];
+        uint32_t lead[3];
+        for (int i = 0; i < 3; i++) {
+            sim_kvpool_t *p = pools[i];
+            if (pin) { /* a prefill starts on node: its reused prefix is pinned */
+                lead[i] = n_pin[i][node] = sim_kvpool_prefix(p, node, req, n, NULL);
+                sim_kvpool_pin(p, node, req, lead[i]);
+            } else if (op == 1) {
+                lead[i] = sim_kvpool_replicate(p, (node + 1) % 3, req, n);
+            } else {
+                lead[i] = sim_kvpool_access(p, node, req, n);
+            }
+            if (unpin) /* the node's prefill ends */
+                sim_kvpool_unpin(p, node, pinned[node], n_pin[i][node]);
+            ck_assert_msg(sim_kvpool_check(p) == 0, "pool %d step %d op %u", i, step, op);
+            for (int nd = 0; nd < 3; nd++) {
+                ck_assert_int_le(sim_kvpool_size(p, nd, SIM_TIER_DRAM), 16);
+                ck_assert_int_le(sim_kvpool_size(p, nd, SIM_TIER_SSD), 24);
+            }
+        }
+        ck_assert_uint_eq(lead[0], lead[1]);
+        if (pin) {
+            memcpy(pinned[node], req, n * sizeof *req);
+            busy[node] = 1;
+        }
+        if (unpin)
+            busy[node] = 0;
+    }
+    sim_kvpool_counts_t ka = sim_kvpool_counts(a), kb = sim_kvpool_counts(b);
+    ck_assert_int_eq(ka.evictions, kb.evictions);
+    ck_assert_int_eq(ka.demotions, kb.demotions);
+    ck_assert_int_gt(ka.demotions, 100);
+    ck_assert_int_gt(ka.promotions, 10);
+    gsl_rng_free(r);
+    for (int i = 0; i < 3; i++)
+        sim_kvpool_free(pools[i]);
+}
+END_TEST
+
+/* ---- the trace cache analysis against a plain implementation ---- */
+
+typedef struct plain_blk {
+    uint64_t id, freq, tick;
+    uint32_t pos;
+} plain_blk_t;
+
+/* Is x a better victim than y under policy pol? Written out per policy
+ * from the README's rules, independently of the key functions. */
+static int plain_before(int pol, const plain_blk_t *x, const plain_blk_t *y)
+{
+    if (pol == 0)
+        return x->tick < y->tick;
+    if (x->freq != y->freq)
+        return x->freq < y->freq;
+    if (pol == 2 && x->pos != y->pos)
+        return x->pos > y->pos;
+    return x->tick < y->tick;
+}
+
+/* Linear scans over an array: O(capacity) per access, obviously right. */
+static double plain_hit_rate(const char *path, int64_t limit, int pol, size_t cap_blocks)
+{
+    plain_blk_t *c = calloc(cap_blocks, sizeof *c);
+    size_t n = 0;
+    uint64_t tick = 0;
+    double hit = 0, total = 0;
+    sim_err_t err;
+    trace_open_args_t a = {.path = path, .format = "auto", .speed = 1, .limit = limit};
+    trace_t *t = trace_open(&a, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    trace_req_t r;
+    while (trace_next(t, &r, &err) == TRACE_OK) {
+        int run = 1;
+        uint32_t lead = 0;
+        for (uint32_t k = 0; k < r.n_blocks; k++) {
+            size_t j = 0;
+            while (j < n && c[j].id != r.blocks[k])
+                j++;
+            if (j < n) {
+                lead += (uint32_t)run;
+                c[j].freq++;
+                c[j].tick = ++tick;
+                continue;
+            }
+            run = 0;
+            if (n == cap_blocks) {
+                size_t v = 0;
+                for (size_t q = 1; q < n; q++)
+                    if (plain_before(pol, &c[q], &c[v]))
+                        v = q;
+                c[v] = c[--n];
+            }
+            c[n++] = (plain_blk_t){.id = r.blocks[k], .freq = 1, .tick = ++tick, .pos = k};
+        }
+        total += (double)r.input_tok;
+        hit += (double)SIM_MIN((int64_t)lead * 512, r.input_tok);
+    }
+    trace_close(t);
+    free(c);
+    return hit / total;
+}
+
+static void compare_with_plain(const char *file, int64_t limit)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", tests_traces_dir(), file);
+    const char *pols[] = {"lru", "lfu", "length_aware"};
+    int64_t caps[] = {40 * 512, 400 * 512, 3000 * 512};
+    for (int pol = 0; pol < 3; pol++) {
+        double fast[3];
+        sim_err_t err;
+        trace_open_args_t a = {.path = path, .format = "auto", .speed = 1, .limit = limit};
+        ck_assert_msg(trace_cache_analysis(&a, pols[pol], caps, 3, fast, &err) == 0, "%s", err.msg);
+        for (int i = 0; i < 3; i++) {
+            double plain = plain_hit_rate(path, limit, pol, (size_t)(caps[i] / 512));
+            ck_assert_msg(fast[i] == plain, "%s %s cap %lld: pool %.10f, plain %.10f", file,
+                          pols[pol], (long long)caps[i], fast[i], plain);
+        }
+    }
+}
+
+START_TEST(test_cache_analysis_conversation_vs_plain)
+{
+    compare_with_plain("conversation_trace.jsonl.zst", 2500);
+}
+END_TEST
+
+START_TEST(test_cache_analysis_synthetic_vs_plain)
+{
+    compare_with_plain("synthetic_trace.jsonl.zst", 1500);
+}
+END_TEST
+
+/* Unlimited capacity is the ideal hit rate `trace stats` reports. */
+START_TEST(test_cache_analysis_unlimited_is_ideal)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/conversation_trace.jsonl.zst", tests_traces_dir());
+    int64_t caps[] = {-1, 1000000000};
+    double rate[2];
+    sim_err_t err;
+    trace_open_args_t a = {.path = path, .format = "auto", .speed = 1};
+    ck_assert_int_eq(trace_cache_analysis(&a, "lfu", caps, 2, rate, &err), 0);
+    ck_assert_double_eq(rate[0], rate[1]);
+    ck_assert_double_eq_tol(rate[0], 0.3736237491, 1e-9);
+    ck_assert_int_eq(trace_cache_analysis(&a, "fifo", caps, 1, rate, &err), -1);
+    ck_assert_msg(strstr(err.msg, "(valid: lru, lfu, length_aware)"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_hmap)
+{
+    sim_hmap_t m;
+    sim_hmap_init(&m);
+    gsl_rng *r = sim_rng_new(3, 77);
+    enum { N = 5000 };
+    static uint32_t ref[N]; /* value + 1, 0 = absent */
+    memset(ref, 0, sizeof ref);
+    for (int step = 0; step < 200000; step++) {
+        uint64_t k = gsl_rng_uniform_int(r, N);
+        uint64_t key = k * UINT64_C(0x9E3779B97F4A7C15); /* spread, incl. huge keys */
+        if (gsl_rng_uniform(r) < 0.45) {
+            ck_assert_int_eq(sim_hmap_del(&m, key), ref[k] != 0);
+            ref[k] = 0;
+        } else {
+            sim_hmap_put(&m, key, (uint32_t)step);
+            ref[k] = (uint32_t)step + 1;
+        }
+        if (step % 1000 == 0) {
+            size_t live = 0;
+            for (uint64_t q = 0; q < N; q++) {
+                uint32_t *v = sim_hmap_get(&m, q * UINT64_C(0x9E3779B97F4A7C15));
+                ck_assert_int_eq(v != NULL, ref[q] != 0);
+                if (v) {
+                    ck_assert_uint_eq(*v + 1, ref[q]);
+                    live++;
+                }
+            }
+            ck_assert_uint_eq(live, m.n);
+        }
+    }
+    gsl_rng_free(r);
+    sim_hmap_free(&m);
+}
+END_TEST
+
+Suite *test_kvpool_suite(void)
+{
+    Suite *s = suite_create("kvpool");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_hmap);
+    tcase_add_test(tc, test_lru_exact);
+    tcase_add_test(tc, test_lfu_vs_lru_exact);
+    tcase_add_test(tc, test_length_aware_exact);
+    tcase_add_test(tc, test_pinning);
+    tcase_add_test(tc, test_demotion_and_promotion);
+    tcase_add_test(tc, test_replicas);
+    tcase_add_test(tc, test_random_invariants);
+    TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);
+    TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_synthetic_vs_plain);
+    TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_unlimited_is_ideal);
+    suite_add_tcase(s, tc);
+    return s;
+}
