@@ -6,6 +6,7 @@
 #   make test       deps + build + every test (unit, CLI, golden)
 #   make bench      replay the conversation trace and report wall time
 #   make traces     download the public Mooncake traces into traces/data/
+#   make figures    the cache experiments: tables, CSVs and PNGs under results/
 #   make golden-update  refresh tests/golden/ from the current build
 #   make echo       print the effective flags (V=1 shows every command)
 # Switches: WERROR=1 (warnings are errors), SANITIZE=address,undefined, OPT=-O0
@@ -45,7 +46,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
+.PHONY: figures all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
 
 all: $(BIN)
 
@@ -127,6 +128,12 @@ cli-test: $(BIN)
 bench: deps
 	@$(MAKE) --no-print-directory all
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
+
+FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_capacity.sh \
+	experiments/fast25/pool_ttft.sh
+figures: deps
+	@$(MAKE) --no-print-directory all
+	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done
 
 golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)

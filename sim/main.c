@@ -112,6 +112,13 @@ static void print_table(const json_t *s, const sim_config_t *cfg, const char *ou
            "%.4f\n",
            NUM(slo, "ttft_s"), NUM(slo, "tbt_s"), NUM(slo, "attainment"),
            NUM(slo, "effective_request_capacity"));
+    const json_t *cache = json_object_get(s, "cache");
+    if (cache)
+        printf("  KVCache      %s, token hit rate %.3f (DRAM %.3f, SSD %.3f)\n",
+               json_string_value(json_object_get(cache, "policy")), NUM(cache, "hit_rate_tokens"),
+               NUM(cache, "hit_rate_dram"), NUM(cache, "hit_rate_ssd"));
+    else
+        printf("  KVCache      off\n");
     printf("  simulation   %lld events in %.3f s wall (seed %lld)\n", INT(sim, "events"),
            NUM(sim, "wall_s"), INT(sim, "seed"));
     if (out)

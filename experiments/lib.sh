@@ -1,0 +1,18 @@
+# experiments/lib.sh: shared by the experiment scripts (sourced). Finds the
+# binary and the traces and makes the output folder.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN="$ROOT/bin/mooncake-sim"
+[ -x "$BIN" ] || { echo "$0: build first (make)" >&2; exit 2; }
+: "${MOONCAKE_TRACES:?set MOONCAKE_TRACES to the folder holding the Mooncake traces}"
+trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
+    for f in "$MOONCAKE_TRACES/$1.jsonl.zst" "$MOONCAKE_TRACES/$1.jsonl"; do
+        [ -r "$f" ] && { echo "$f"; return 0; }
+    done
+    echo "$0: no $1 trace in $MOONCAKE_TRACES" >&2
+    exit 2
+}
+# cache_json_to_csv POLICY: "  "cap": rate," lines on stdin -> "policy,cap,rate"
+cache_json_to_csv() {
+    sed -n 's/^ *"\([^"]*\)": *\([0-9.eE+-]*\),*$/\1,\2/p' | sed "s/^/$1,/"
+}
