@@ -284,8 +284,8 @@ static void plan_prefill(const sim_cluster_t *c, int i, const sim_req_t *r, pref
             *(last == SIM_TIER_SSD ? &pl->ssd_tok : &pl->dram_tok) -= full - r->input_tok;
         }
         double kvb = (double)c->kv_bytes_per_tok;
-        double load_s = (double)pl->dram_tok * kvb / c->a.hw->h2d_bytes_per_s +
-                        (double)pl->ssd_tok * kvb / c->a.hw->ssd_read_bytes_per_s;
+        double load_s = (double)pl->dram_tok * kvb / c->a.dram_load_bytes_per_s +
+                        (double)pl->ssd_tok * kvb / c->a.ssd_read_bytes_per_s;
         pl->load_ns = (sim_time_t)llround(load_s * 1e9);
     }
     /* At least the last token is computed: it yields the first output. */

@@ -38,6 +38,8 @@ typedef struct sim_cluster_args {
     const sim_evict_ops_t *cache_policy;
     int64_t dram_blocks;
     int64_t ssd_blocks;
+    double dram_load_bytes_per_s; /* DRAM -> GPU (host-to-device) */
+    double ssd_read_bytes_per_s;
     sim_time_t store_overhead_ns;
 } sim_cluster_args_t;
 

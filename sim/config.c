@@ -109,6 +109,10 @@ static const field_t fields[] = {
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",
        "SSD tier per node, tokens (-1: the hardware's SSD; 0: none)"),
+    FD("cache.dram_load_gbs", cache.dram_load_gbs, -1, 1e6, "-1",
+       "DRAM -> GPU load bandwidth, GB/s (-1: the hardware's host-to-device)"),
+    FD("cache.ssd_read_gbs", cache.ssd_read_gbs, -1, 1e6, "-1",
+       "SSD read bandwidth, GB/s (-1: the hardware's)"),
     FD("cache.store_overhead_s", cache.store_overhead_s, 0, 100, "0",
        "extra prefill time to store new blocks layer-wise (the fitted a800x8 model's "
        "intercept already holds the paper's ~0.1 s)"),
@@ -406,6 +410,11 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
                         c->cache.policy, names);
     }
+    if ((c->cache.dram_load_gbs != -1 && !(c->cache.dram_load_gbs > 0)) ||
+        (c->cache.ssd_read_gbs != -1 && !(c->cache.ssd_read_gbs > 0)))
+        return sim_errf(err, "%s: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) "
+                             "or > 0",
+                        src);
     int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
     if (has_path == has_gen)
         return sim_errf(err, "%s: $.trace: set exactly one of trace.path and "

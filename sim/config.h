@@ -54,6 +54,8 @@ typedef struct sim_config {
         char policy[SIM_CFG_STR];
         int64_t dram_tokens;
         int64_t ssd_tokens;
+        double dram_load_gbs;
+        double ssd_read_gbs;
         double store_overhead_s;
     } cache;
     struct {

@@ -137,6 +137,10 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .cache_policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
         .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),
         .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, llm),
+        .dram_load_bytes_per_s =
+            cfg->cache.dram_load_gbs > 0 ? cfg->cache.dram_load_gbs * 1e9 : hw->h2d_bytes_per_s,
+        .ssd_read_bytes_per_s =
+            cfg->cache.ssd_read_gbs > 0 ? cfg->cache.ssd_read_gbs * 1e9 : hw->ssd_read_bytes_per_s,
         .store_overhead_ns = (sim_time_t)(cfg->cache.store_overhead_s * 1e9 + 0.5),
     };
     cl = sim_cluster_new(&ka, m, err);

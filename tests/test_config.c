@@ -75,6 +75,10 @@ START_TEST(test_located_errors)
                "gen.json: $.trace.generator.kind: unknown generator 'zipf'");
     EXPECT_ERR("fmt.json", "{\"trace\": {\"path\": \"a\", \"format\": \"parquet\"}}",
                "fmt.json: $.trace.format: unknown trace format 'parquet'");
+    EXPECT_ERR("bw.json", "{\"cache\": {\"ssd_read_gbs\": 0}, \"trace\": {\"path\": \"a\"}}",
+               "bw.json: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) or > 0");
+    EXPECT_ERR("evict.json", "{\"cache\": {\"policy\": \"arc\"}, \"trace\": {\"path\": \"a\"}}",
+               "evict.json: $.cache.policy: unknown eviction policy 'arc' (valid: lru, lfu, length_aware)");
     EXPECT_ERR("adm.json", "{\"admission\": {\"policy\": \"x\"}, \"trace\": {\"path\": \"a\"}}",
                "$.admission.policy: unknown admission policy 'x' (valid: none)");
 }
