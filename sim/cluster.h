@@ -14,6 +14,7 @@
 #include "sim/admit.h"
 #include "sim/evq.h"
 #include "sim/kvpool.h"
+#include "sim/net.h"
 #include "sim/metrics.h"
 #include "sim/place.h"
 #include "sim/request.h"
@@ -31,8 +32,12 @@ typedef struct sim_cluster_args {
     int n_decode;
     int64_t decode_max_batch;
     double vram_reserve_frac;
-    double kv_efficiency; /* achieved share of NIC bandwidth for KV hand-off */
-    sim_time_t kv_setup_ns;
+    int prefill_group;        /* nodes per prefill instance (CPP stages) */
+    int64_t prefill_chunk_tok;  /* CPP chunk size */
+    const sim_net_profile_t *net_profile;
+    double nic_bytes_per_s;     /* per node */
+    int cache_global;           /* fetch a longer prefix another node holds */
+    sim_time_t ts_interval_ns;  /* time-series row period (0: none) */
     /* The KVCache pool: NULL policy = no reuse. Capacities per node in
      * blocks (-1 unlimited, 0 none). */
     const sim_evict_ops_t *cache_policy;
@@ -67,9 +72,10 @@ int64_t sim_cluster_n_arrived(const sim_cluster_t *c);
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c);
 /* Decode KV capacity of one instance, tokens. */
 int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c);
-/* The KVCache pool (nodes 0..P-1 prefill, P..P+D-1 decode), or NULL when
- * reuse is off. */
+/* The KVCache pool (nodes as in sim/cluster_int.h), or NULL when reuse is
+ * off; the network. */
 const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c);
+sim_net_t *sim_cluster_net(sim_cluster_t *c);
 
 /* ---- The view for policies. Times are ns; all O(1). ---- */
 int sim_cluster_n_prefill(const sim_cluster_t *c);
@@ -84,5 +90,7 @@ sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_
 /* Predicted decode iteration time on instance j if r joined it, counting
  * every request already assigned there (running, waiting or on its way). */
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
+/* The node holding prefill instance i's share of the pool. */
+int sim_cluster_prefill_node(const sim_cluster_t *c, int i);
 
 #endif

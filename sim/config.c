@@ -14,6 +14,7 @@
 #include "sim/admit.h"
 #include "sim/evict.h"
 #include "sim/jsonx.h"
+#include "sim/net.h"
 #include "sim/place.h"
 
 typedef enum { F_INT, F_DBL, F_STR } ftype_t;
@@ -46,6 +47,10 @@ static const field_t fields[] = {
        "most requests in one decode batch"),
     FD("cluster.vram_reserve_frac", cluster.vram_reserve_frac, 0, 0.9, "0.1",
        "share of decode VRAM kept for activations, not given to KVCache"),
+    FI("cluster.prefill_group", cluster.prefill_group, 1, 64, "1",
+       "nodes per prefill instance; above 1, long prompts run as a chunked pipeline (CPP)"),
+    FI("cluster.prefill_chunk", cluster.prefill_chunk, 128, 16777216, "8192",
+       "CPP chunk, tokens: uncached prompts longer than this are cut into chunks"),
     FS("trace.path", trace.path, "",
        "trace file (Mooncake JSONL or Azure CSV, plain or zstd); ${VAR} expands"),
     FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
@@ -104,6 +109,9 @@ static const field_t fields[] = {
     FD("cost.overhead_s", cost.overhead_s, 0, 10, "0.005", "roofline: fixed time per pass"),
     FI("cache.enabled", cache.enabled, 0, 1, "1",
        "1: prefill reuses the KVCache pool (DRAM + SSD of every node); 0: no reuse"),
+    FS("cache.scope", cache.scope, "local",
+       "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
+       "another node holds"),
     FS("cache.policy", cache.policy, "lru", "eviction policy: lru, lfu, length_aware"),
     FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
@@ -116,10 +124,11 @@ static const field_t fields[] = {
     FD("cache.store_overhead_s", cache.store_overhead_s, 0, 100, "0",
        "extra prefill time to store new blocks layer-wise (the fitted a800x8 model's "
        "intercept already holds the paper's ~0.1 s)"),
-    FD("network.kv_efficiency", network.kv_efficiency, 1e-3, 1, "0.87",
-       "achieved share of NIC bandwidth for the P->D KV hand-off"),
-    FD("network.kv_setup_s", network.kv_setup_s, 0, 10, "0.001",
-       "setup latency of one KV hand-off"),
+    FS("network.transport", network.transport, "rdma", "transport profile: rdma or tcp"),
+    FD("network.nic_gbps", network.nic_gbps, -1, 1e6, "-1",
+       "NIC bandwidth per node, Gbps (-1: the hardware's, a800x8 4 x 200)"),
+    FD("metrics.interval_s", metrics.interval_s, 0, 1e6, "15",
+       "period of timeseries.csv rows, seconds (0: no time series)"),
     FD("slo.ttft_s", slo.ttft_s, 1e-6, 1e6, "30", "time-to-first-token SLO, seconds"),
     FD("slo.tbt_s", slo.tbt_s, 1e-6, 1e6, "0.1",
        "time-between-tokens SLO (mean of a request's longest 10% of intervals)"),
@@ -410,6 +419,17 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
                         c->cache.policy, names);
     }
+    sim_net_profile_t prof;
+    if (sim_net_profile_get(c->network.transport, &prof) != 0) {
+        sim_net_profile_names(names, sizeof names);
+        return sim_errf(err, "%s: $.network.transport: unknown transport '%s' (valid: %s)", src,
+                        c->network.transport, names);
+    }
+    if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
+        return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
+    if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
+        return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
+                        c->cache.scope);
     if ((c->cache.dram_load_gbs != -1 && !(c->cache.dram_load_gbs > 0)) ||
         (c->cache.ssd_read_gbs != -1 && !(c->cache.ssd_read_gbs > 0)))
         return sim_errf(err, "%s: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) "

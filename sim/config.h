@@ -28,6 +28,8 @@ typedef struct sim_config {
         int64_t decode;
         int64_t decode_max_batch;
         double vram_reserve_frac;
+        int64_t prefill_group;
+        int64_t prefill_chunk;
     } cluster;
     struct {
         char path[SIM_CFG_PATH];
@@ -51,6 +53,7 @@ typedef struct sim_config {
     } cost;
     struct {
         int64_t enabled;
+        char scope[SIM_CFG_STR];
         char policy[SIM_CFG_STR];
         int64_t dram_tokens;
         int64_t ssd_tokens;
@@ -59,9 +62,12 @@ typedef struct sim_config {
         double store_overhead_s;
     } cache;
     struct {
-        double kv_efficiency;
-        double kv_setup_s;
+        char transport[SIM_CFG_STR];
+        double nic_gbps;
     } network;
+    struct {
+        double interval_s;
+    } metrics;
     struct {
         double ttft_s;
         double tbt_s;

@@ -21,15 +21,21 @@ struct sim_metrics {
     sim_time_t prefill_busy_ns, prefill_wasted_ns;
     int64_t decode_iters, decode_batch_sum;
     sim_time_t decode_busy_ns;
-    int64_t kv_bytes;
-    sim_time_t kv_ns;
+    int64_t h2d_bytes, ssd_bytes;
+    sim_time_t h2d_ns, ssd_ns;
     sim_time_t queue_ns_sum;
+    FILE *ts;
 };
 
 const char sim_metrics_csv_header[] =
     "id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,"
     "cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s,"
-    "queue_s,prefill_s,transfer_s,cached_dram_tokens,cached_ssd_tokens,load_s\n";
+    "queue_s,prefill_s,transfer_s,cached_dram_tokens,cached_ssd_tokens,load_s,"
+    "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s\n";
+
+const char sim_metrics_ts_header[] =
+    "time_s,pd_gbps,fetch_gbps,stage_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
+    "prefill_wait_s_max\n";
 
 sim_metrics_t *sim_metrics_new(FILE *csv, double ttft_slo_s, double tbt_slo_s)
 {
@@ -128,11 +134,17 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
     else
         fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
     if (prefilled)
-        fprintf(m->csv, "%.6f,%.6f,%.6f,%lld,%lld,%.6f\n", s_of(r->prefill_start_ns - r->arrival_ns),
+        fprintf(m->csv, "%.6f,%.6f,%.6f,%lld,%lld,%.6f,%lld,%.6f,", s_of(r->prefill_start_ns - r->arrival_ns),
                 s_of(prefill), s_of(r->transfer_ns), (long long)r->cached_dram_tok,
-                (long long)r->cached_ssd_tok, s_of(r->load_ns));
+                (long long)r->cached_ssd_tok, s_of(r->load_ns), (long long)r->fetched_tok,
+                s_of(r->fetch_src >= 0 ? r->fetch_ns : 0));
     else
-        fputs(",,,,,\n", m->csv);
+        fputs(",,,,,,,,", m->csv);
+    if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1)
+        fprintf(m->csv, "%.6f,%.6f,%.6f\n", s_of(r->kv_ready_ns), s_of(r->decode_load_ns),
+                s_of(r->decode_join_ns));
+    else
+        fputs(",,\n", m->csv);
 }
 
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
@@ -149,10 +161,40 @@ void sim_metrics_decode_iter(sim_metrics_t *m, sim_time_t ns, int64_t batch)
     m->decode_busy_ns += ns;
 }
 
-void sim_metrics_kv_handoff(sim_metrics_t *m, int64_t bytes, sim_time_t ns)
+void sim_metrics_tier_load(sim_metrics_t *m, int64_t dram_bytes, int64_t ssd_bytes, sim_time_t ns)
 {
-    m->kv_bytes += bytes;
-    m->kv_ns += ns;
+    /* DRAM and SSD reads of one load overlap; each is charged its own
+     * bandwidth's share of the time. */
+    int64_t total = dram_bytes + ssd_bytes;
+    if (total <= 0)
+        return;
+    m->h2d_bytes += dram_bytes;
+    m->ssd_bytes += ssd_bytes;
+    m->h2d_ns += (sim_time_t)((double)ns * (double)dram_bytes / (double)total);
+    m->ssd_ns += (sim_time_t)((double)ns * (double)ssd_bytes / (double)total);
+}
+
+void sim_metrics_h2d(sim_metrics_t *m, int64_t bytes, sim_time_t ns)
+{
+    m->h2d_bytes += bytes;
+    m->h2d_ns += ns;
+}
+
+void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts)
+{
+    m->ts = ts;
+    if (ts)
+        fputs(sim_metrics_ts_header, ts);
+}
+
+void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
+{
+    if (!m->ts)
+        return;
+    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f\n", row->time_s,
+            row->link_gbps[0], row->link_gbps[1], row->link_gbps[2], row->nic_util_mean,
+            row->nic_util_max, (long long)row->flows, (long long)row->in_flight,
+            row->prefill_wait_s_max);
 }
 
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m) { return m->n; }
@@ -166,6 +208,8 @@ static json_t *num(double v)
     return json_real(round(v * mag) / mag);
 }
 
+json_t *sim_metrics_num(double v) { return num(v); }
+
 static json_t *pct(const sim_hist_t *h, const char *const *keys, const double *qs, size_t n)
 {
     json_t *o = json_object();
@@ -175,7 +219,7 @@ static json_t *pct(const sim_hist_t *h, const char *const *keys, const double *q
     return o;
 }
 
-json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *sim)
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *transfer, json_t *sim)
 {
     json_t *root = json_object(), *o;
     sim_time_t span = m->last_arrival_ns - m->first_arrival_ns;
@@ -232,9 +276,15 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *sim)
                                             : 0));
     json_object_set_new(root, "decode", o);
 
-    o = json_object();
-    json_object_set_new(o, "kv_handoff_bytes", json_integer(m->kv_bytes));
-    json_object_set_new(o, "kv_handoff_busy_s", num(s_of(m->kv_ns)));
+    o = transfer ? transfer : json_object();
+    json_t *h = json_object();
+    json_object_set_new(h, "bytes", json_integer(m->h2d_bytes));
+    json_object_set_new(h, "busy_s", num(s_of(m->h2d_ns)));
+    json_object_set_new(o, "h2d", h);
+    h = json_object();
+    json_object_set_new(h, "bytes", json_integer(m->ssd_bytes));
+    json_object_set_new(h, "busy_s", num(s_of(m->ssd_ns)));
+    json_object_set_new(o, "ssd", h);
     json_object_set_new(root, "transfer", o);
 
     if (cache) {

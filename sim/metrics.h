@@ -30,7 +30,28 @@ void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count);
 /* Busy time of one prefill (GPU time) / one decode iteration of batch. */
 void sim_metrics_prefill_busy(sim_metrics_t *m, sim_time_t ns);
 void sim_metrics_decode_iter(sim_metrics_t *m, sim_time_t ns, int64_t batch);
-void sim_metrics_kv_handoff(sim_metrics_t *m, int64_t bytes, sim_time_t ns);
+/* A prefill's prefix load: bytes read from DRAM and from SSD, and the
+ * load's duration. */
+void sim_metrics_tier_load(sim_metrics_t *m, int64_t dram_bytes, int64_t ssd_bytes, sim_time_t ns);
+/* A decode node's host-to-device load of a request's KV. */
+void sim_metrics_h2d(sim_metrics_t *m, int64_t bytes, sim_time_t ns);
+
+/* One row of timeseries.csv. */
+typedef struct sim_metrics_ts {
+    double time_s;
+    double link_gbps[3];  /* P->D, fetch, stage: gigabits per second over the interval */
+    double nic_util_mean; /* bytes sent / (interval x NIC), over nodes */
+    double nic_util_max;
+    int64_t flows;        /* transfers in progress at the row's time */
+    int64_t in_flight;    /* requests */
+    double prefill_wait_s_max;
+} sim_metrics_ts_t;
+
+/* Header line of timeseries.csv. */
+extern const char sim_metrics_ts_header[];
+/* Write the header now and rows to ts from here on (ts may be NULL). */
+void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts);
+void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row);
 
 /* Counters for tests and the printed table. */
 typedef struct sim_metrics_counts {
@@ -40,9 +61,13 @@ sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m);
 
 /* The summary object (caller json_decref). cache (may be NULL: no pool)
  * gets the token hit rates over prefilled requests added and becomes
- * $.cache; sim holds the run facts (events, seed, ...) and becomes $.sim.
- * Both are stolen. */
-json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *sim);
+ * $.cache; transfer (the network's link classes) gets host-to-device and
+ * SSD added and becomes $.transfer; sim holds the run facts (events, seed,
+ * ...) and becomes $.sim. All three are stolen. */
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *transfer, json_t *sim);
+
+/* A JSON number rounded to 9 significant digits (stable, readable). */
+json_t *sim_metrics_num(double v);
 
 /* Per-request TBT statistics from its ordered token intervals (ns):
  * mean, nearest-rank p90, max, and mean of the longest ceil(10%). scratch

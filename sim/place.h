@@ -17,6 +17,8 @@ typedef struct sim_place_decision {
     int prefill; /* instance index */
     int decode;
     sim_time_t pred_ttft_ns; /* the policy's estimate (queue + prefill) */
+    int fetch_src;          /* node to fetch a longer prefix from before prefill; -1: none */
+    uint32_t fetch_blocks;  /* leading blocks the instance holds once it lands */
 } sim_place_decision_t;
 
 typedef struct sim_place_ops {

@@ -31,6 +31,18 @@ typedef struct sim_req {
     int64_t cached_ssd_tok;      /* of which read from SSD */
     uint32_t cached_blocks;      /* leading blocks reused (pinned during prefill) */
     sim_time_t load_ns;          /* loading the cached prefix to the GPU */
+    int32_t fetch_src;           /* node a prefix is fetched from, -1: none */
+    uint32_t fetch_blocks;       /* leading blocks held after the fetch */
+    int64_t fetched_tok;         /* tokens fetched over the network */
+    sim_time_t fetch_ns;         /* fetch duration (setup included) */
+    int fetch_pending;           /* prefill may not start before it lands */
+    int prefill_done;
+    int n_streams;               /* KV stream flows still moving */
+    uint32_t *streams;           /* their flow ids (prefill group size + 1) */
+    sim_time_t kv_ready_ns;      /* all KV in the decode node's DRAM */
+    sim_time_t decode_load_ns;   /* DRAM -> VRAM on the decode node */
+    sim_time_t decode_join_ns;   /* joined a decode batch */
+    struct cpp_job *cpp;         /* chunked pipeline state while prefilling */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
     sim_time_t first_token_ns;   /* end of prefill */

@@ -1,6 +1,7 @@
 /* sim/run.c: see run.h. */
 #include "sim/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "sim/evict.h"
 #include "sim/jsonx.h"
 #include "sim/kvpool.h"
+#include "sim/net.h"
 #include "sim/out.h"
 
 #ifndef SIM_VERSION
@@ -69,6 +71,26 @@ static json_t *cache_json(const sim_config_t *cfg, const sim_kvpool_t *pool)
     return o;
 }
 
+/* $.transfer: the network's link classes and its transport profile. */
+static json_t *transfer_json(sim_net_t *net, const sim_net_profile_t *prof)
+{
+    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage"};
+    json_t *o = json_object();
+    json_object_set_new(o, "transport", json_string(prof->name));
+    json_object_set_new(o, "latency_s", sim_metrics_num(prof->latency_s));
+    json_object_set_new(o, "efficiency", sim_metrics_num(prof->efficiency));
+    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
+        sim_net_link_stats_t st = sim_net_link_stats(net, l);
+        json_t *x = json_object();
+        json_object_set_new(x, "bytes", json_integer((json_int_t)llround(st.bytes)));
+        json_object_set_new(x, "busy_s", sim_metrics_num((double)st.busy_ns / 1e9));
+        json_object_set_new(x, "flow_s", sim_metrics_num((double)st.flow_ns / 1e9));
+        json_object_set_new(x, "flows", json_integer(st.flows));
+        json_object_set_new(o, names[l], x);
+    }
+    return o;
+}
+
 /* Prefix an error from a component with the config file's name when it
  * names a JSON path ("$.x: ..."). */
 static void prefix_src(sim_err_t *err, const char *src)
@@ -102,7 +124,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     sim_metrics_t *m = NULL;
     sim_cluster_t *cl = NULL;
     json_t *summary = NULL, *eff = NULL;
-    sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0};
+    sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0}, tsf = {0};
 
     cost = model_cost_new(cfg->cost.model, &ca, err);
     if (!cost) {
@@ -121,10 +143,14 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     }
     if (o->out_dir) {
         if (sim_out_mkdirs(o->out_dir, &dir_created, err) != 0 ||
-            sim_out_open(&csv, o->out_dir, "requests.csv", err) != 0)
+            sim_out_open(&csv, o->out_dir, "requests.csv", err) != 0 ||
+            sim_out_open(&tsf, o->out_dir, "timeseries.csv", err) != 0)
             goto done;
     }
     m = sim_metrics_new(csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
+    sim_metrics_set_timeseries(m, tsf.f);
+    sim_net_profile_t prof;
+    SIM_ASSERT(sim_net_profile_get(cfg->network.transport, &prof) == 0); /* validated */
     sim_cluster_args_t ka = {
         .hw = hw, .llm = llm, .cost = cost,
         .place = sim_place_find(cfg->scheduler.policy),
@@ -132,8 +158,13 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
         .decode_max_batch = cfg->cluster.decode_max_batch,
         .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
-        .kv_efficiency = cfg->network.kv_efficiency,
-        .kv_setup_ns = (sim_time_t)(cfg->network.kv_setup_s * 1e9 + 0.5),
+        .prefill_group = (int)cfg->cluster.prefill_group,
+        .prefill_chunk_tok = cfg->cluster.prefill_chunk,
+        .net_profile = &prof,
+        .nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
+                                                     : model_hw_nic_bytes_per_s(hw),
+        .cache_global = strcmp(cfg->cache.scope, "global") == 0,
+        .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
         .cache_policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
         .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),
         .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, llm),
@@ -173,7 +204,8 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     json_object_set_new(simj, "cost_source", json_string(model_cost_source(cost)));
     json_object_set_new(simj, "decode_kv_capacity_tokens",
                         json_integer(sim_cluster_decode_kv_cap_tok(cl)));
-    summary = sim_metrics_summary(m, cache_json(cfg, sim_cluster_kvpool(cl)), simj);
+    summary = sim_metrics_summary(m, cache_json(cfg, sim_cluster_kvpool(cl)),
+                                  transfer_json(sim_cluster_net(cl), &prof), simj);
 
     if (o->out_dir) {
         eff = sim_config_to_json(cfg);
@@ -184,8 +216,8 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
             sim_errf(err, "%s: write failed", o->out_dir);
             goto done;
         }
-        if (sim_out_commit(&csv, err) != 0 || sim_out_commit(&fsum, err) != 0 ||
-            sim_out_commit(&fcfg, err) != 0)
+        if (sim_out_commit(&csv, err) != 0 || sim_out_commit(&tsf, err) != 0 ||
+            sim_out_commit(&fsum, err) != 0 || sim_out_commit(&fcfg, err) != 0)
             goto done;
     }
     res->summary = summary;
@@ -193,6 +225,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     rc = 0;
 done:
     sim_out_abort(&csv);
+    sim_out_abort(&tsf);
     sim_out_abort(&fsum);
     sim_out_abort(&fcfg);
     if (rc != 0 && dir_created)

@@ -68,16 +68,18 @@ expect 2 "short.jsonl:3:" "$BIN" run "$T/short.json" --out "$T/o5"
 
 # A good run: the table, the three files, nothing temporary, reruns identical.
 expect 0 "requests     50 total" "$BIN" run "$T/small.json" --out "$T/r1"
-for f in summary.json requests.csv config.json; do
+for f in summary.json requests.csv config.json timeseries.csv; do
     [ -s "$T/r1/$f" ] && ok || bad "run did not write $f"
 done
-[ "$(ls -A "$T/r1" | wc -l)" = 3 ] && ok || bad "unexpected files in output: $(ls -A "$T/r1")"
+[ "$(ls -A "$T/r1" | wc -l)" = 4 ] && ok || bad "unexpected files in output: $(ls -A "$T/r1")"
+head -1 "$T/r1/timeseries.csv" | grep -q '^time_s,pd_gbps,fetch_gbps,stage_gbps,nic_util_mean,nic_util_max' && ok || bad "timeseries.csv header"
 [ "$(wc -l <"$T/r1/requests.csv")" = 51 ] && ok || bad "requests.csv should have 50 rows"
 head -1 "$T/r1/requests.csv" | grep -q '^id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s' && ok || bad "requests.csv header"
 expect 0 "" "$BIN" run "$T/small.json" --out "$T/r2" --quiet
 [ ! -s "$T/out" ] && ok || bad "--quiet printed to stdout"
 cmp -s "$T/r1/requests.csv" "$T/r2/requests.csv" && ok || bad "requests.csv differs between identical runs"
 cmp -s "$T/r1/config.json" "$T/r2/config.json" && ok || bad "config.json differs between identical runs"
+cmp -s "$T/r1/timeseries.csv" "$T/r2/timeseries.csv" && ok || bad "timeseries.csv differs between identical runs"
 grep -v '"wall_s"' "$T/r1/summary.json" >"$T/s1"; grep -v '"wall_s"' "$T/r2/summary.json" >"$T/s2"
 cmp -s "$T/s1" "$T/s2" && ok || bad "summary.json differs between identical runs (beyond wall_s)"
 expect 0 "" "$BIN" run "$T/small.json" --out "$T/r3" --quiet --seed 7

@@ -17,6 +17,7 @@
 #include "sim/hist.h"
 #include "sim/jsonx.h"
 #include "sim/metrics.h"
+#include "sim/net.h"
 #include "sim/rng.h"
 #include "sim/run.h"
 
@@ -81,22 +82,32 @@ START_TEST(test_single_request_by_hand)
     model_cost_t *c = model_cost_new("fitted", &a, &err);
     ck_assert_ptr_nonnull(c);
     double prefill = (double)model_cost_prefill_ns(c, 8192, 0) / 1e9;
-    double xfer = 0.001 + 8192.0 * 327680 / (100e9 * 0.87);
     double it1 = (double)model_cost_decode_ns(c, 1, 8193) / 1e9;
     double it2 = (double)model_cost_decode_ns(c, 1, 8194) / 1e9;
     double it3 = (double)model_cost_decode_ns(c, 1, 8195) / 1e9;
     model_cost_free(c);
+    /* The KV streams during prefill at the rate layers are produced; its
+     * last layer (1/80) leaves at prefill end after the setup latency, at
+     * the full NIC rate; the decode node then loads it all into VRAM. */
+    sim_net_profile_t rdma;
+    ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
+    double bytes = 8192.0 * 327680;
+    double tail = rdma.latency_s + bytes / 80 / (rdma.efficiency * 100e9);
+    double h2d = bytes / 128e9;
     char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
     ck_assert_ptr_nonnull(csv);
     ck_assert_double_eq_tol(csv_field(csv, 1, 1), 1.0, 1e-9);           /* arrival_s */
     ck_assert_double_eq_tol(csv_field(csv, 1, 8), prefill, 2e-6);       /* ttft_s */
-    double gaps[3] = {xfer + it1, it2, it3};
+    double gaps[3] = {tail + h2d + it1, it2, it3};
     ck_assert_double_eq_tol(csv_field(csv, 1, 9), (gaps[0] + gaps[1] + gaps[2]) / 3, 2e-6);
     ck_assert_double_eq_tol(csv_field(csv, 1, 11), gaps[0], 2e-6);      /* tbt_max_s */
     ck_assert_double_eq_tol(csv_field(csv, 1, 12), gaps[0], 2e-6);      /* top 10% of 3 = max */
     ck_assert_double_eq_tol(csv_field(csv, 1, 13), 1.0 + prefill + gaps[0] + gaps[1] + gaps[2],
                             2e-6);                                       /* finish_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 16), xfer, 2e-6);         /* transfer_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 16), prefill + tail, 2e-6); /* transfer_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 22), 1.0 + prefill + tail, 2e-6); /* kv_ready_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 23), h2d, 2e-6);          /* decode_load_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 24), 1.0 + prefill + tail + h2d, 2e-6);
     free(csv);
 }
 END_TEST
@@ -284,6 +295,153 @@ START_TEST(test_prefix_reuse)
 }
 END_TEST
 
+/* Write a trace of requests (arrival ms, input, output) whose blocks are
+ * 0, 1, 2, ... (so equal prompts share them) and return its path. */
+static const char *trace_of(const char *name, const int (*reqs)[3], int n)
+{
+    static char text[1 << 16];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, "
+                      "\"hash_ids\": [",
+                      reqs[i][0], reqs[i][1], reqs[i][2]);
+        for (int b = 0; b < (reqs[i][1] + 511) / 512; b++)
+            k += snprintf(text + k, sizeof text - (size_t)k, "%s%d", b ? "," : "", b);
+        k += snprintf(text + k, sizeof text - (size_t)k, "]}\n");
+    }
+    return tests_write_file(tests_tmpdir(), name, text, (size_t)k);
+}
+
+static model_cost_t *a800_cost(void)
+{
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* A chunked pipeline over 4 stage nodes, computed by hand: chunk j leaves
+ * stage s when both its input arrived and stage s finished chunk j-1; the
+ * activations (8192 tokens x 8192 x 2 bytes) cross each boundary in setup
+ * latency + bytes / (efficiency x NIC). One chunk is a plain prefill. */
+START_TEST(test_cpp_pipeline)
+{
+    static const int one[][3] = {{0, 32768, 1}};
+    const char *tp = trace_of("cpp.jsonl", one, 1);
+    model_cost_t *c = a800_cost();
+    sim_net_profile_t rdma;
+    ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
+    enum { G = 4, K = 4 };
+    sim_time_t xfer = llround(rdma.latency_s * 1e9) +
+                      (sim_time_t)ceil(2.0 * 8192 * 8192 / (100e9 * rdma.efficiency) * 1e9);
+    sim_time_t end[G][K];
+    for (int s = 0; s < G; s++)
+        for (int j = 0; j < K; j++) {
+            sim_time_t st = model_cost_prefill_ns(c, (j + 1) * 8192, j * 8192) / G;
+            sim_time_t ready = s == 0 ? 0 : end[s - 1][j] + xfer;
+            sim_time_t prev = j == 0 ? 0 : end[s][j - 1];
+            end[s][j] = (ready > prev ? ready : prev) + st;
+        }
+    double plain = (double)model_cost_prefill_ns(c, 32768, 0) / 1e9;
+    model_cost_free(c);
+    sim_err_t err;
+    double ttft[3];
+    for (int v = 0; v < 3; v++) { /* group 1; group 4 (pipeline); group 4, one chunk */
+        sim_config_defaults(&cfg);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+        cfg.cluster.prefill_group = v ? G : 1;
+        cfg.cluster.prefill_chunk = v == 2 ? 32768 : 8192;
+        sim_run_result_t res;
+        const char *out = path_in(tests_tmpdir(), v == 0 ? "cpp0" : v == 1 ? "cpp1" : "cpp2");
+        ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+        if (v == 1) {
+            json_t *st = json_object_get(json_object_get(res.summary, "transfer"), "stage");
+            ck_assert_int_eq(json_integer_value(json_object_get(st, "flows")), (G - 1) * K);
+            ck_assert_int_eq(json_integer_value(json_object_get(st, "bytes")),
+                             (json_int_t)(G - 1) * K * 2 * 8192 * 8192);
+        }
+        json_decref(res.summary);
+        char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+        ttft[v] = csv_field(csv, 1, 8);
+        free(csv);
+    }
+    ck_assert_double_eq_tol(ttft[0], plain, 2e-6);
+    ck_assert_double_eq_tol(ttft[1], (double)end[G - 1][K - 1] / 1e9, 2e-6);
+    ck_assert_double_lt(ttft[1], plain * 0.6); /* the pipeline pays off */
+    ck_assert_double_eq_tol(ttft[2], plain, 2e-6);
+}
+END_TEST
+
+/* cache.scope global: the second instance fetches the prefix the first one
+ * computed (latency + bytes / (efficiency x NIC)), keeps a replica, and
+ * reuses all of it. */
+START_TEST(test_remote_fetch)
+{
+    static const int two[][3] = {{0, 8000, 2}, {60000, 8000, 2}};
+    const char *tp = trace_of("fetch.jsonl", two, 2);
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+    cfg.cluster.prefill = 2;
+    snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "round_robin");
+    snprintf(cfg.cache.scope, sizeof cfg.cache.scope, "global");
+    sim_run_result_t res;
+    sim_err_t err;
+    const char *out = path_in(tests_tmpdir(), "fetch");
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_t *cache = json_object_get(res.summary, "cache");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(cache, "replicas"), "max")), 2);
+    json_t *fetch = json_object_get(json_object_get(res.summary, "transfer"), "fetch");
+    ck_assert_int_eq(json_integer_value(json_object_get(fetch, "bytes")), (json_int_t)8000 * 327680);
+    json_decref(res.summary);
+    sim_net_profile_t rdma;
+    ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
+    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+    ck_assert_double_eq(csv_field(csv, 2, 5), 1);    /* prefill instance 1 */
+    ck_assert_double_eq(csv_field(csv, 2, 7), 8000); /* all reused */
+    ck_assert_double_eq(csv_field(csv, 2, 20), 8000); /* fetched */
+    double fetch_s = rdma.latency_s + 8000.0 * 327680 / (rdma.efficiency * 100e9);
+    ck_assert_double_eq_tol(csv_field(csv, 2, 21), fetch_s, 2e-6);
+    ck_assert_double_eq_tol(csv_field(csv, 2, 14), fetch_s, 2e-6); /* queued behind it */
+    free(csv);
+}
+END_TEST
+
+/* On a congested network (10 Gbps NICs) no KV stream completes before its
+ * prefill, and every streamed byte is accounted once. */
+START_TEST(test_stream_invariants)
+{
+    gen_config(400);
+    cfg.network.nic_gbps = 10;
+    cfg.cluster.prefill = 3;
+    cfg.cluster.decode = 2;
+    const char *out = path_in(tests_tmpdir(), "congested");
+    sim_run_result_t res;
+    sim_err_t err;
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_t *pd = json_object_get(json_object_get(res.summary, "transfer"), "pd");
+    double pd_bytes = (double)json_integer_value(json_object_get(pd, "bytes"));
+    json_decref(res.summary);
+    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+    double streamed = 0;
+    int rows = 0;
+    for (const char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        rows++;
+        double arrival = csv_field(line - 0, 0, 1), ttft = csv_field(line, 0, 8);
+        double out_tok = csv_field(line, 0, 3), kv_ready = csv_field(line, 0, 22);
+        if (out_tok > 1) {
+            streamed += csv_field(line, 0, 2) * 327680;
+            ck_assert_double_ge(kv_ready + 1e-6, arrival + ttft);
+        }
+    }
+    ck_assert_int_eq(rows, 400);
+    ck_assert_double_eq_tol(pd_bytes, streamed, streamed * 1e-9);
+    free(csv);
+}
+END_TEST
+
 /* A bad record mid-trace abandons the run: exit path, nothing written. */
 START_TEST(test_bad_trace_leaves_nothing)
 {
@@ -446,6 +604,9 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_policies_differ);
     tcase_add_test(tc, test_bad_trace_leaves_nothing);
     tcase_add_test(tc, test_prefix_reuse);
+    tcase_add_test(tc, test_cpp_pipeline);
+    tcase_add_test(tc, test_remote_fetch);
+    tcase_add_test(tc, test_stream_invariants);
     tcase_add_test(tc, test_tbt_stats_brute_force);
     tcase_add_test(tc, test_hist_percentiles);
     TESTS_ADD_TRACE_TEST(tc, test_golden_conversation_500);

@@ -1,0 +1,89 @@
+/* sim/cluster_int.h: internal to sim/cluster.c, sim/prefill.c and
+ * sim/decode.c: the cluster's state and the calls between its parts.
+ * Node numbering: prefill instance i owns nodes i*G .. i*G+G-1 (G =
+ * prefill group size; its first node holds its share of the KVCache
+ * pool), decode instance j is node P*G + j. */
+#ifndef SIM_CLUSTER_INT_H
+#define SIM_CLUSTER_INT_H
+
+#include "sim/cluster.h"
+#include "sim/net.h"
+
+typedef struct prefill_inst {
+    sim_req_t *head, *tail; /* FIFO of placed requests */
+    sim_req_t *running;
+    sim_time_t run_end_ns;     /* predicted end of the running prefill */
+    sim_time_t queued_pred_ns; /* sum of predictions of the queue */
+} prefill_inst_t;
+
+typedef struct decode_inst {
+    int idx;
+    sim_req_t **batch; /* min-heap on finish_iter */
+    size_t n_batch, cap_batch;
+    sim_req_t *wait_head, *wait_tail; /* KV in VRAM, not yet admitted */
+    sim_req_t **fresh; /* joined before the running iteration */
+    size_t n_fresh, cap_fresh;
+    int64_t kv_used_tok; /* reserved: input + output of each batch member */
+    int64_t ctx_tok;     /* current context tokens of the batch */
+    int64_t iter;        /* iterations completed */
+    sim_time_t *ring;    /* end time of iteration k at ring[k & (ring_cap-1)] */
+    size_t ring_cap;
+    int running;
+    sim_time_t iter_start_ns;
+    int64_t n_assigned; /* requests placed here and not finished */
+    int64_t tok_assigned;
+} decode_inst_t;
+
+struct sim_cluster {
+    sim_cluster_args_t a;
+    sim_evq_t *evq;
+    sim_metrics_t *m;
+    void *place_st, *admit_st;
+    prefill_inst_t *pf;
+    decode_inst_t *dc;
+    int n_nodes;
+    int64_t kv_cap_tok;
+    int64_t kv_bytes_per_tok;
+    sim_kvpool_t *pool;
+    sim_net_t *net;
+    trace_t *trace;
+    int trace_ended;
+    int64_t n_arrived, n_done;
+    int trace_failed;
+    sim_err_t trace_err;
+    sim_req_t *live; /* every allocated, unfinished request (incl. the read-ahead) */
+    int64_t *scratch; /* TBT intervals of the request being finished */
+    size_t cap_scratch;
+    sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
+    sim_time_t ts_prev_ns;
+};
+
+static inline int sim_cluster_pool_node(const sim_cluster_t *c, int prefill_inst)
+{
+    return prefill_inst * c->a.prefill_group;
+}
+
+static inline int sim_cluster_decode_node(const sim_cluster_t *c, int decode_inst)
+{
+    return c->a.n_prefill * c->a.prefill_group + decode_inst;
+}
+
+/* cluster.c: a request ends (exactly once). */
+void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st);
+
+/* prefill.c */
+/* Queue a placed request (fetch started if it asks for one). */
+void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r);
+/* Predicted prefill time of r on instance i, assuming lead_blocks cached
+ * when larger than what the node holds now (a planned fetch). */
+sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                  uint32_t lead_blocks);
+/* Free what a request still holds in prefill (an abandoned run). */
+void sim_prefill_release(sim_req_t *r);
+
+/* decode.c */
+/* All of r's KV is in the decode node's DRAM: load it into VRAM, then
+ * queue it for a batch. */
+void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r);
+
+#endif

@@ -1,0 +1,83 @@
+/* sim/net.h: the fluid network. Every node has NIC egress and ingress
+ * capacity; a transfer is a flow between two nodes that, after a setup
+ * latency, shares bandwidth max-min fairly over its sender's egress and
+ * its receiver's ingress (optionally under its own rate cap). Rates are
+ * recomputed only when a flow starts, ends or changes its cap: no
+ * per-packet events. Invariant: every byte of a flow is accounted to its
+ * link class and to its sender when it moves. */
+#ifndef SIM_NET_H
+#define SIM_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/evq.h"
+#include "sim/util.h"
+
+/* What a flow carries, for accounting. */
+enum {
+    SIM_LINK_PD = 0, /* KV stream prefill -> decode */
+    SIM_LINK_FETCH,  /* remote prefix fetch */
+    SIM_LINK_STAGE,  /* chunked pipeline stage boundary */
+    SIM_N_NET_LINKS
+};
+
+/* A transport profile: per-transfer setup latency and the share of the NIC
+ * bandwidth one node achieves, so a transfer of S bytes alone takes
+ * latency + S / (efficiency x NIC): achieved bandwidth grows with size. */
+typedef struct sim_net_profile {
+    const char *name;
+    const char *help;
+    const char *source;
+    double latency_s;
+    double efficiency;
+    double fit_max_rel_err; /* of the fit to its measurements */
+} sim_net_profile_t;
+
+/* Fill *out with the named profile, fitted (GSL weighted least squares,
+ * relative error) to the paper's measurements of that transport. -1 for
+ * an unknown name. Pure: same name, same numbers. */
+int sim_net_profile_get(const char *name, sim_net_profile_t *out);
+void sim_net_profile_names(char *buf, size_t len);
+
+typedef struct sim_net sim_net_t;
+
+/* A network of n_nodes nodes with nic_bytes_per_s[i] of NIC bandwidth
+ * each, scheduling its events on q. Free with sim_net_free (NULL ok). */
+sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
+                       const sim_net_profile_t *profile);
+void sim_net_free(sim_net_t *n);
+
+/* Start moving bytes from src to dst (src != dst); when the last byte
+ * arrives, done(ctx, obj, arg) runs as an event (ctx is the queue's).
+ * cap_bytes_per_s > 0 caps the flow's rate (0: no cap). Returns its id. */
+uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
+                       sim_event_fn done, void *obj, int64_t arg);
+/* Abandon a flow (its done callback never runs); bytes moved so far stay
+ * counted. */
+void sim_net_cancel(sim_net_t *n, uint32_t flow);
+/* Change a running flow's cap (0 lifts it); rates are recomputed. */
+void sim_net_set_cap(sim_net_t *n, uint32_t flow, double cap_bytes_per_s);
+
+/* Predicted time to move bytes from src to dst if started now: setup
+ * latency plus bytes at the fair share a new flow would get. O(1). */
+sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes);
+
+/* Flows started and not finished. */
+size_t sim_net_active(const sim_net_t *n);
+
+typedef struct sim_net_link_stats {
+    double bytes;     /* moved so far */
+    sim_time_t busy_ns; /* time with at least one flow of the class moving data */
+    sim_time_t flow_ns; /* sum of the flows' durations, setup included */
+    int64_t flows;    /* finished */
+} sim_net_link_stats_t;
+
+/* Bring byte counters up to now (call before reading them). */
+void sim_net_settle(sim_net_t *n);
+sim_net_link_stats_t sim_net_link_stats(const sim_net_t *n, int link);
+/* Bytes node i has sent since the last sim_net_take_sent (then reset). */
+double sim_net_take_sent(sim_net_t *n, int node);
+double sim_net_nic_bytes_per_s(const sim_net_t *n, int node);
+
+#endif

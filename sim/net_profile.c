@@ -1,0 +1,86 @@
+/* sim/net_profile.c: transport profiles (plug-ins) fitted to measured
+ * latency-by-size curves: time(S) = latency + S / (efficiency x NIC).
+ * The points are the Mooncake FAST'25 paper's Fig. 12 (Transfer Engine vs
+ * TCP, 4 x 200 Gbps RoCE, concurrency 64, read from the figure). */
+#include "sim/net.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/registry.h"
+
+typedef struct profile_data {
+    const char *name;
+    const char *help;
+    const char *source;
+    double nic_bytes_per_s; /* of the testbed the points come from */
+    size_t n;
+    const double *size_gb;
+    const double *time_s;
+} profile_data_t;
+
+static const double fig12_size_gb[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 90, 100};
+static const double fig12_te_s[] = {0.014, 0.06, 0.115, 0.227, 0.341, 0.452,
+                                    0.554, 0.671, 0.776, 0.994, 1.104};
+static const double fig12_size_tcp_gb[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+static const double fig12_tcp_s[] = {0.071, 0.22,  0.273, 0.542, 0.808, 1.082,
+                                     1.339, 1.565, 1.858, 2.193, 2.334, 2.686};
+
+static const profile_data_t rdma = {
+    .name = "rdma",
+    .help = "RDMA through Mooncake's Transfer Engine",
+    .source = "FAST'25 Fig. 12, Transfer Engine on 4 x 200 Gbps RoCE (the 80 GB point is "
+              "missing in the figure)",
+    .nic_bytes_per_s = 100e9,
+    .n = sizeof fig12_size_gb / sizeof fig12_size_gb[0],
+    .size_gb = fig12_size_gb,
+    .time_s = fig12_te_s,
+};
+
+static const profile_data_t tcp = {
+    .name = "tcp",
+    .help = "TCP over the same NICs",
+    .source = "FAST'25 Fig. 12, TCP on 4 x 200 Gbps",
+    .nic_bytes_per_s = 100e9,
+    .n = sizeof fig12_size_tcp_gb / sizeof fig12_size_tcp_gb[0],
+    .size_gb = fig12_size_tcp_gb,
+    .time_s = fig12_tcp_s,
+};
+
+static const profile_data_t *const profile_registry[] = {&rdma, &tcp};
+
+void sim_net_profile_names(char *buf, size_t len)
+{
+    sim_registry_names((const void *const *)profile_registry, SIM_REGISTRY_LEN(profile_registry),
+                       buf, len);
+}
+
+int sim_net_profile_get(const char *name, sim_net_profile_t *out)
+{
+    const profile_data_t *d = sim_registry_find((const void *const *)profile_registry,
+                                                SIM_REGISTRY_LEN(profile_registry), name);
+    if (!d)
+        return -1;
+    double x[16], w[16];
+    SIM_ASSERT(d->n <= 16);
+    for (size_t i = 0; i < d->n; i++) {
+        x[i] = d->size_gb[i] * 1e9;
+        w[i] = 1.0 / (d->time_s[i] * d->time_s[i]); /* relative error */
+    }
+    double c0, c1, cov00, cov01, cov11, chisq;
+    gsl_fit_wlinear(x, 1, w, 1, d->time_s, 1, d->n, &c0, &c1, &cov00, &cov01, &cov11, &chisq);
+    double max_rel = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        double rel = fabs(c0 + c1 * x[i] - d->time_s[i]) / d->time_s[i];
+        max_rel = rel > max_rel ? rel : max_rel;
+    }
+    memset(out, 0, sizeof *out);
+    out->name = d->name;
+    out->help = d->help;
+    out->source = d->source;
+    out->latency_s = c0 > 0 ? c0 : 0;
+    out->efficiency = 1.0 / c1 / d->nic_bytes_per_s;
+    out->fit_max_rel_err = max_rel;
+    return 0;
+}
