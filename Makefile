@@ -6,7 +6,7 @@
 #   make test       deps + build + every test (unit, CLI, golden)
 #   make bench      replay the conversation trace and report wall time
 #   make traces     download the public Mooncake traces into traces/data/
-#   make figures    the cache experiments: tables, CSVs and PNGs under results/
+#   make figures    the experiments: tables, CSVs and PNGs under results/
 #   make golden-update  refresh tests/golden/ from the current build
 #   make echo       print the effective flags (V=1 shows every command)
 # Switches: WERROR=1 (warnings are errors), SANITIZE=address,undefined, OPT=-O0
@@ -130,7 +130,8 @@ bench: deps
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
 
 FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_capacity.sh \
-	experiments/fast25/pool_ttft.sh
+	experiments/fast25/pool_ttft.sh experiments/fast25/fig14_breakdown.sh \
+	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done
