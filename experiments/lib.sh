@@ -1,11 +1,11 @@
-# experiments/lib.sh: shared by the experiment scripts (sourced). Finds the
-# binary and the traces and makes the output folder.
+# experiments/lib.sh: shared by the experiment scripts (sourced): ROOT and
+# BIN, trace lookup through MOONCAKE_TRACES, the trace cache JSON to CSV.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/bin/mooncake-sim"
 [ -x "$BIN" ] || { echo "$0: build first (make)" >&2; exit 2; }
-: "${MOONCAKE_TRACES:?set MOONCAKE_TRACES to the folder holding the Mooncake traces}"
 trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
+    : "${MOONCAKE_TRACES:?set MOONCAKE_TRACES to the folder holding the Mooncake traces}"
     for f in "$MOONCAKE_TRACES/$1.jsonl.zst" "$MOONCAKE_TRACES/$1.jsonl"; do
         [ -r "$f" ] && { echo "$f"; return 0; }
     done

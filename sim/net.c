@@ -119,6 +119,15 @@ void sim_net_settle(sim_net_t *n)
 
 static void flow_done(void *ctx, void *obj, int64_t arg);
 
+/* The rate an unfrozen flow would get at this round: its equal share of
+ * what is left on its sender's egress and its receiver's ingress, under
+ * its own cap. */
+static double flow_share(const sim_net_t *n, const flow_t *f)
+{
+    double share = fmin(n->rem_e[f->src] / n->cnt_e[f->src], n->rem_i[f->dst] / n->cnt_i[f->dst]);
+    return f->cap > 0 ? fmin(share, f->cap) : share;
+}
+
 /* Water-filling over the active flows, then reschedule the completions of
  * flows whose rate changed. */
 static void recompute(sim_net_t *n)
@@ -144,13 +153,8 @@ static void recompute(sim_net_t *n)
         double level = INFINITY;
         for (size_t k = 0; k < n->n_active; k++) {
             const flow_t *f = &n->f[n->active[k]];
-            if (f->frozen)
-                continue;
-            double share = fmin(n->rem_e[f->src] / n->cnt_e[f->src],
-                                n->rem_i[f->dst] / n->cnt_i[f->dst]);
-            if (f->cap > 0)
-                share = fmin(share, f->cap);
-            level = fmin(level, share);
+            if (!f->frozen)
+                level = fmin(level, flow_share(n, f));
         }
         if (level < 0)
             level = 0;
@@ -158,13 +162,7 @@ static void recompute(sim_net_t *n)
         double eps = level * 1e-12;
         for (size_t k = 0; k < n->n_active; k++) {
             flow_t *f = &n->f[n->active[k]];
-            if (f->frozen)
-                continue;
-            double share = fmin(n->rem_e[f->src] / n->cnt_e[f->src],
-                                n->rem_i[f->dst] / n->cnt_i[f->dst]);
-            if (f->cap > 0)
-                share = fmin(share, f->cap);
-            if (share <= level + eps) {
+            if (!f->frozen && flow_share(n, f) <= level + eps) {
                 f->frozen = 1;
                 new_rate[k] = level;
             }

@@ -3,9 +3,7 @@
 # prefill group of 1, 2, 4 and 8 nodes (chunks of 8k tokens), and the
 # 128k prompt's TTFT by chunk size on 4 nodes (the chunk sensitivity).
 # Writes results/fast25/cpp_long_prompts.{csv,md,png}. Needs no trace.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN="$ROOT/bin/mooncake-sim"
+. "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/cpp_work"
 mkdir -p "$W"

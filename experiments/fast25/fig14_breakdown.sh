@@ -3,9 +3,7 @@
 # cache load on the decode node, decoding 128 tokens) for prompts of 8k to
 # 128k tokens with 0% and 95% of the prefix cached, next to the paper's
 # figures. Writes results/fast25/fig14_breakdown.{csv,md,png}. Needs no trace.
-set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN="$ROOT/bin/mooncake-sim"
+. "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig14_work"
 mkdir -p "$W"
