@@ -131,7 +131,9 @@ bench: deps
 
 FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_capacity.sh \
 	experiments/fast25/pool_ttft.sh experiments/fast25/fig14_breakdown.sh \
-	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh
+	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh \
+	experiments/fast25/fig5_scheduling.sh experiments/fast25/fig10_local_global.sh \
+	experiments/fast25/threshold_sweep.sh
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done

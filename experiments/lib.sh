@@ -16,3 +16,9 @@ trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
 cache_json_to_csv() {
     sed -n 's/^ *"\([^"]*\)": *\([0-9.eE+-]*\),*$/\1,\2/p' | sed "s/^/$1,/"
 }
+# ttft_stats REQUESTS.CSV: "mean,p90,completed" of TTFT over completed requests
+ttft_stats() {
+    awk -F, 'NR > 1 && $5 == "completed" { print $9 }' "$1" | sort -g |
+        awk '{ t[NR] = $1; s += $1 } END { k = int(0.9 * NR + 0.999999); if (k < 1) k = 1;
+               printf "%.4f,%.4f,%d", (NR ? s / NR : 0), t[k], NR }'
+}

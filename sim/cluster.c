@@ -63,6 +63,13 @@ static void ts_row(sim_cluster_t *c)
     row.nic_util_max = mx;
     row.flows = (int64_t)sim_net_active(c->net);
     row.in_flight = c->n_arrived - c->n_done;
+    if (c->pool) {
+        int64_t blocks, replicas, multi;
+        sim_kvpool_replica_totals(c->pool, &blocks, &replicas, &multi);
+        row.replicas_mean = blocks ? (double)replicas / (double)blocks : 0;
+        row.blocks_multi = multi;
+        row.hot_replications = c->hot_replications;
+    }
     for (int i = 0; i < c->a.n_prefill; i++)
         row.prefill_wait_s_max = fmax(row.prefill_wait_s_max,
                                       (double)sim_cluster_prefill_wait_ns(c, i) / 1e9);
@@ -117,26 +124,6 @@ static void pull_next(sim_cluster_t *c)
     sim_evq_at(c->evq, at, arrival, r, 0);
 }
 
-/* cache.scope global, for policies that leave fetching to the cluster:
- * fetch the longest prefix another prefill node holds when it is longer
- * than the chosen node's own. O(instances x run). */
-static void global_fetch(const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *dec)
-{
-    int own = sim_cluster_pool_node(c, dec->prefill);
-    uint32_t best = sim_kvpool_prefix(c->pool, own, r->blocks, r->n_blocks, NULL);
-    for (int i = 0; i < c->a.n_prefill; i++) {
-        int node = sim_cluster_pool_node(c, i);
-        if (node == own)
-            continue;
-        uint32_t lead = sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, NULL);
-        if (lead > best) {
-            best = lead;
-            dec->fetch_src = node;
-            dec->fetch_blocks = lead;
-        }
-    }
-}
-
 static void arrival(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
@@ -159,11 +146,10 @@ static void arrival(void *ctx, void *obj, int64_t arg)
     }
     SIM_ASSERT(dec.prefill >= 0 && dec.prefill < c->a.n_prefill);
     SIM_ASSERT(dec.decode >= 0 && dec.decode < c->a.n_decode);
-    if (dec.fetch_src < 0 && c->a.cache_global && c->pool)
-        global_fetch(c, r, &dec);
     r->prefill_inst = dec.prefill;
     r->decode_inst = dec.decode;
-    r->fetch_src = c->pool ? dec.fetch_src : -1;
+    /* Fetches need the pool and a global scope. */
+    r->fetch_src = c->pool && c->a.cache_global ? dec.fetch_src : -1;
     r->fetch_blocks = dec.fetch_blocks;
     decode_inst_t *d = &c->dc[dec.decode];
     d->n_assigned++;
@@ -203,6 +189,7 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     for (int n = 0; n < c->n_nodes; n++)
         nic[n] = a->nic_bytes_per_s;
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net_profile);
+    c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
     sim_free(nic);
     c->place_st = a->place->init ? a->place->init(c) : NULL;
     c->admit_st = a->admit->init ? a->admit->init(c) : NULL;
@@ -231,6 +218,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->scratch);
     sim_kvpool_free(c->pool);
     sim_net_free(c->net);
+    sim_free(c->prefix_scratch);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -287,6 +275,34 @@ sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
 {
     return sim_prefill_predict_ns(c, i, r, 0);
+}
+
+sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_blocks)
+{
+    return sim_prefill_predict_ns(c, i, r, lead_blocks);
+}
+
+const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->a; }
+
+void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
+{
+    if (!c->pool) {
+        memset(out, 0, (size_t)c->a.n_prefill * sizeof *out);
+        return;
+    }
+    sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, c->prefix_scratch);
+    for (int i = 0; i < c->a.n_prefill; i++)
+        out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
+}
+
+sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
+                                         const sim_req_t *r, uint32_t have, uint32_t want)
+{
+    int64_t tok = SIM_MIN((int64_t)want * TRACE_BLOCK_TOK, r->input_tok) -
+                  SIM_MIN((int64_t)have * TRACE_BLOCK_TOK, r->input_tok);
+    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, src), sim_cluster_pool_node(c, dst),
+                               (double)(tok * c->kv_bytes_per_tok));
 }
 
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)

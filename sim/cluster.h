@@ -36,8 +36,15 @@ typedef struct sim_cluster_args {
     int64_t prefill_chunk_tok;  /* CPP chunk size */
     const sim_net_profile_t *net_profile;
     double nic_bytes_per_s;     /* per node */
-    int cache_global;           /* fetch a longer prefix another node holds */
+    int cache_global;           /* placements may fetch a prefix another node holds */
+    int hot_fetches;            /* replicate a prefix every this many fetches (0: off) */
+    int hot_replicas;           /* extra replicas made each time */
     sim_time_t ts_interval_ns;  /* time-series row period (0: none) */
+    uint64_t seed;              /* master seed (policies derive their streams) */
+    double kvcache_threshold;   /* Algorithm 1's kvcache_balancing_threshold */
+    int slo_reject;             /* the Conductor rejects requests predicted to miss an SLO */
+    sim_time_t slo_ttft_ns;
+    sim_time_t slo_tbt_ns;
     /* The KVCache pool: NULL policy = no reuse. Capacities per node in
      * blocks (-1 unlimited, 0 none). */
     const sim_evict_ops_t *cache_policy;
@@ -92,5 +99,18 @@ sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
 /* The node holding prefill instance i's share of the pool. */
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i);
+/* The cluster's parameters (SLOs, threshold, scope, seed, ...). */
+const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c);
+/* Predicted prefill time of r on instance i if lead_blocks of its prefix
+ * were cached there (0: what the node holds now). */
+sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_blocks);
+/* For each prefill instance, the leading blocks of r its node holds (out
+ * has n_prefill entries); 0 for all when the pool is off. */
+void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out);
+/* Predicted time to fetch r's first blocks [have, want) from prefill
+ * instance src's node to instance dst's, from the network's state now. */
+sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
+                                         const sim_req_t *r, uint32_t have, uint32_t want);
 
 #endif

@@ -56,6 +56,8 @@ struct sim_cluster {
     size_t cap_scratch;
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
+    uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
+    int64_t hot_replications;
 };
 
 static inline int sim_cluster_pool_node(const sim_cluster_t *c, int prefill_inst)

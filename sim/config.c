@@ -56,6 +56,8 @@ static const field_t fields[] = {
     FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
     FD("trace.speed", trace.speed, 1e-6, 1e6, "1", "replay-speed multiplier: 2 replays twice as fast"),
     FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
+    FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
+       "cut every request's output to at most this many tokens (0 = as in the trace)"),
     FS("trace.generator.kind", trace.generator.kind, "",
        "synthetic generator instead of a file (kimi); empty = none"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
@@ -98,8 +100,13 @@ static const field_t fields[] = {
        "open sessions kept; the oldest closes first"),
     FI("trace.generator.max_context_tok", trace.generator.max_context_tok, 2, 16777216,
        "131072", "a turn that would exceed this starts a new session"),
-    FS("scheduler.policy", scheduler.policy, "least_loaded",
-       "prefill placement: round_robin or least_loaded"),
+    FS("scheduler.policy", scheduler.policy, "kvcentric",
+       "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
+       "random, round_robin"),
+    FD("scheduler.kvcache_balancing_threshold", scheduler.kvcache_balancing_threshold, 1, 1e9,
+       "1.5", "kvcentric fetches a longer prefix when best / own exceeds this"),
+    FI("scheduler.slo_reject", scheduler.slo_reject, 0, 1, "1",
+       "kvcentric rejects at arrival a request predicted to miss its TTFT or TBT SLO"),
     FS("admission.policy", admission.policy, "none", "admission control: none"),
     FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
@@ -109,7 +116,7 @@ static const field_t fields[] = {
     FD("cost.overhead_s", cost.overhead_s, 0, 10, "0.005", "roofline: fixed time per pass"),
     FI("cache.enabled", cache.enabled, 0, 1, "1",
        "1: prefill reuses the KVCache pool (DRAM + SSD of every node); 0: no reuse"),
-    FS("cache.scope", cache.scope, "local",
+    FS("cache.scope", cache.scope, "global",
        "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
        "another node holds"),
     FS("cache.policy", cache.policy, "lru", "eviction policy: lru, lfu, length_aware"),
@@ -117,6 +124,10 @@ static const field_t fields[] = {
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",
        "SSD tier per node, tokens (-1: the hardware's SSD; 0: none)"),
+    FI("cache.hot_fetches", cache.hot_fetches, 0, 1000000, "4",
+       "hot-spot replication: every this many fetches of a prefix, replicate it (0: off)"),
+    FI("cache.hot_replicas", cache.hot_replicas, 0, 64, "1",
+       "hot-spot replication: extra replicas made each time"),
     FD("cache.dram_load_gbs", cache.dram_load_gbs, -1, 1e6, "-1",
        "DRAM -> GPU load bandwidth, GB/s (-1: the hardware's host-to-device)"),
     FD("cache.ssd_read_gbs", cache.ssd_read_gbs, -1, 1e6, "-1",
@@ -383,6 +394,7 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
     *out = (trace_open_args_t){
         .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
         .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
+        .output_cap = cfg->trace.output_cap,
     };
     return 0;
 }

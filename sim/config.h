@@ -36,10 +36,13 @@ typedef struct sim_config {
         char format[SIM_CFG_STR];
         double speed;
         int64_t limit;
+        int64_t output_cap;
         trace_gen_params_t generator;
     } trace;
     struct {
         char policy[SIM_CFG_STR];
+        double kvcache_balancing_threshold;
+        int64_t slo_reject;
     } scheduler;
     struct {
         char policy[SIM_CFG_STR];
@@ -57,6 +60,8 @@ typedef struct sim_config {
         char policy[SIM_CFG_STR];
         int64_t dram_tokens;
         int64_t ssd_tokens;
+        int64_t hot_fetches;
+        int64_t hot_replicas;
         double dram_load_gbs;
         double ssd_read_gbs;
         double store_overhead_s;

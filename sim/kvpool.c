@@ -19,6 +19,7 @@ typedef struct kv_entry {
     uint32_t gen;          /* bumped whenever its heap node goes stale */
     uint32_t lprev, lnext; /* recency list links */
     uint32_t pins;
+    uint32_t served; /* fetches other nodes made of it */
     uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
     uint8_t tier;
     int32_t node;
@@ -55,9 +56,16 @@ struct sim_kvpool {
     uint32_t *dense_head; /* the same for SIM_KVPOOL_DENSE_IDS: [id] */
     size_t n_dense;
     int64_t n_ids;
-    uint64_t tick;
+    int64_t n_entries; /* replicas of all blocks */
+    int64_t n_multi;   /* blocks with more than one replica */
+    uint64_t tick;      /* access clock; starts at TICK0 */
+    uint64_t cold_tick; /* below TICK0: cold replicas, oldest first */
     sim_kvpool_counts_t c;
 };
+
+/* Ticks of accesses start here; cold replicas get ticks below it, so they
+ * are older than any block that was really used. */
+#define TICK0 (UINT64_C(1) << 62)
 
 static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 {
@@ -211,8 +219,14 @@ static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
          * with an older last use walks back to its place, so the list is
          * exactly in tick order (as the heap would be). */
         uint32_t after = t->ltail;
-        while (after != NONE && p->e[after].st.tick > x->st.tick)
-            after = p->e[after].lprev;
+        if (x->st.tick < TICK0) { /* a cold replica: after the other cold ones */
+            after = NONE;
+            for (uint32_t e = t->lhead; e != NONE && p->e[e].st.tick < x->st.tick; e = p->e[e].lnext)
+                after = e;
+        } else {
+            while (after != NONE && p->e[after].st.tick > x->st.tick)
+                after = p->e[after].lprev;
+        }
         x->lprev = after;
         x->lnext = after == NONE ? t->lhead : p->e[after].lnext;
         if (after != NONE)
@@ -285,11 +299,21 @@ static uint32_t entry_new(sim_kvpool_t *p)
 }
 
 /* Unlink entry ei from its id's replica chain and free it. */
+static uint32_t chain_len(const sim_kvpool_t *p, uint32_t ei)
+{
+    uint32_t n = 0;
+    for (; ei != NONE; ei = p->e[ei].next)
+        n++;
+    return n;
+}
+
 static void entry_drop(sim_kvpool_t *p, uint32_t ei)
 {
     uint64_t id = p->e[ei].id;
     uint32_t head = idx_get(p, id);
     SIM_ASSERT(head != NONE);
+    p->n_entries--;
+    p->n_multi -= chain_len(p, head) == 2;
     if (head == ei) {
         idx_set(p, id, p->e[ei].next);
     } else {
@@ -353,8 +377,10 @@ static void touch(sim_kvpool_t *p, uint32_t ei)
     }
 }
 
-/* Store a block new to node at position pos; 1 if stored. */
-static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos)
+/* Store a block new to node at position pos; 1 if stored. A cold block
+ * (a replica made ahead of use) enters as the least recently and least
+ * frequently used. */
+static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold)
 {
     int top = top_tier(p, node);
     if (top < 0)
@@ -366,10 +392,12 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos)
     x->gen = gen;
     x->id = id;
     x->node = node;
-    x->st.freq = 1;
-    x->st.tick = ++p->tick;
+    x->st.freq = cold ? 0 : 1;
+    x->st.tick = cold ? ++p->cold_tick : ++p->tick;
     x->st.pos = pos;
     x->next = idx_get(p, id);
+    p->n_entries++;
+    p->n_multi += chain_len(p, x->next) == 1;
     idx_set(p, id, ei);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
@@ -405,6 +433,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     p->n_nodes = n_nodes;
     p->dense = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
     p->free_head = NONE;
+    p->tick = TICK0;
     p->tiers = sim_xcalloc((size_t)n_nodes * SIM_N_TIERS, sizeof *p->tiers, "kvpool tiers");
     for (int n = 0; n < n_nodes; n++)
         for (int t = 0; t < SIM_N_TIERS; t++) {
@@ -459,7 +488,7 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
         uint32_t ei = find(p, node, blocks[k]);
         if (ei == NONE) {
             run = 0;
-            store_new(p, node, blocks[k], k);
+            store_new(p, node, blocks[k], k, 0);
         } else {
             lead += (uint32_t)run;
             touch(p, ei);
@@ -497,15 +526,18 @@ void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_
     }
 }
 
-uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n)
+uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n,
+                              int cold)
 {
     uint32_t made = 0;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t ei = find(p, dst, blocks[k]);
         if (ei != NONE) {
-            touch(p, ei);
-            promote(p, ei);
-        } else if (store_new(p, dst, blocks[k], k)) {
+            if (!cold) {
+                touch(p, ei);
+                promote(p, ei);
+            }
+        } else if (store_new(p, dst, blocks[k], k, cold)) {
             made++;
         }
     }
@@ -515,10 +547,44 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
 
 uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id)
 {
-    uint32_t n = 0;
-    for (uint32_t ei = idx_get(p, id); ei != NONE; ei = p->e[ei].next)
-        n++;
-    return n;
+    return chain_len(p, idx_get(p, id));
+}
+
+void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out)
+{
+    memset(out, 0, (size_t)p->n_nodes * sizeof *out);
+    for (uint32_t k = 0; k < n; k++) {
+        int alive = 0;
+        for (uint32_t ei = idx_get(p, blocks[k]); ei != NONE; ei = p->e[ei].next)
+            if (out[p->e[ei].node] == k) {
+                out[p->e[ei].node] = k + 1;
+                alive = 1;
+            }
+        if (!alive)
+            break;
+    }
+}
+
+uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks, uint32_t n)
+{
+    uint32_t first = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t ei = find(p, src, blocks[k]);
+        if (ei == NONE)
+            break;
+        p->e[ei].served++;
+        if (k == 0)
+            first = p->e[ei].served;
+    }
+    return first;
+}
+
+void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
+                               int64_t *multi)
+{
+    *blocks = p->n_ids;
+    *replicas = p->n_entries;
+    *multi = p->n_multi;
 }
 
 void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
@@ -607,5 +673,5 @@ int sim_kvpool_check(const sim_kvpool_t *p)
                     return -1;
         }
     }
-    return indexed == live && ids == p->n_ids ? 0 : -1;
+    return indexed == live && ids == p->n_ids && indexed == p->n_entries ? 0 : -1;
 }

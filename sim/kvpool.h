@@ -60,8 +60,27 @@ void sim_kvpool_pin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t 
 void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
 
 /* Copy blocks[0..n) to node dst (its DRAM), making replicas; blocks dst
- * already holds are touched. Returns how many replicas were created. */
-uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n);
+ * already holds are touched. cold: replicas made ahead of use (hot-spot
+ * replication) enter as the least recently and least frequently used, so
+ * they are evicted first until used; blocks already there are left as
+ * they are. Returns how many replicas were created. */
+uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n,
+                              int cold);
+
+/* out[node] = the longest leading run of blocks[0..n) each node holds, for
+ * every node at once. O(nodes + replicas of the run): never a scan of the
+ * pool. */
+void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32_t n,
+                           uint32_t *out);
+
+/* Count one fetch of blocks[0..n) served by node src; returns how many
+ * fetches its first block has served. */
+uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks, uint32_t n);
+
+/* Distinct blocks held, replicas of all of them, and blocks with more
+ * than one replica. O(1). */
+void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
+                               int64_t *multi);
 
 /* Replicas of one block across nodes and tiers. */
 uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id);

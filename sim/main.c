@@ -387,8 +387,9 @@ static int cmd_calib(int argc, char **argv)
 static const char bench_help[] =
     "usage: mooncake-sim bench [--trace FILE] [--repeat N]\n"
     "Replay a whole trace (default: $MOONCAKE_TRACES/conversation_trace.jsonl.zst) on\n"
-    "8 prefill + 8 decode a800x8 nodes and print wall time, events and events per second;\n"
-    "then compare the cJSON and jansson trace parsers.\n\n"
+    "8 prefill + 8 decode a800x8 nodes, with cache-blind placement and with the Conductor,\n"
+    "and print wall time, events and events per second; then compare the cJSON and\n"
+    "jansson trace parsers.\n\n"
     "  -t, --trace FILE   trace to replay\n"
     "  -r, --repeat N     runs to time (best and median reported; default 5)\n"
     "  -h, --help         this help\n";
@@ -429,36 +430,45 @@ static int cmd_bench(int argc, char **argv)
         if (access(tpath, R_OK) != 0) /* as `make traces` stores it */
             snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl", d);
     }
+    /* Two set-ups: the foundation's (cache-blind placement, local pool)
+     * and Mooncake's (the Conductor, global pool with fetches). */
+    static const char *const setups[][3] = {
+        {"least_loaded, local pool", "least_loaded", "local"},
+        {"kvcentric, global pool", "kvcentric", "global"},
+    };
     sim_config_t *cfg = malloc(sizeof *cfg);
     if (!cfg)
         return 1;
-    sim_config_defaults(cfg);
-    snprintf(cfg->name, sizeof cfg->name, "bench");
-    snprintf(cfg->trace.path, sizeof cfg->trace.path, "%s", tpath);
     char dd[PATH_MAX];
     data_dir(dd, sizeof dd);
     sim_run_opts_t ro = {.config_src = "bench", .out_dir = NULL, .data_dir = dd};
-    double walls[1000];
-    sim_run_result_t res = {0};
     sim_err_t err;
-    for (int i = 0; i < repeat; i++) {
-        if (sim_run(cfg, &ro, &res, &err) != 0) {
-            free(cfg);
-            return fail_input(&err);
-        }
-        walls[i] = res.wall_s;
-        if (i + 1 < repeat)
+    printf("bench: %s on 8P+8D a800x8 (fitted cost model, RDMA network)\n", tpath);
+    for (size_t k = 0; k < sizeof setups / sizeof setups[0]; k++) {
+        sim_config_defaults(cfg);
+        snprintf(cfg->name, sizeof cfg->name, "bench");
+        snprintf(cfg->trace.path, sizeof cfg->trace.path, "%s", tpath);
+        snprintf(cfg->scheduler.policy, sizeof cfg->scheduler.policy, "%s", setups[k][1]);
+        snprintf(cfg->cache.scope, sizeof cfg->cache.scope, "%s", setups[k][2]);
+        double walls[1000];
+        sim_run_result_t res = {0};
+        for (int i = 0; i < repeat; i++) {
+            if (sim_run(cfg, &ro, &res, &err) != 0) {
+                free(cfg);
+                return fail_input(&err);
+            }
+            walls[i] = res.wall_s;
             json_decref(res.summary);
+        }
+        qsort(walls, (size_t)repeat, sizeof walls[0], cmp_dbl);
+        printf("  %s:\n", setups[k][0]);
+        printf("    requests      %lld (%lld completed)\n", (long long)res.counts.total,
+               (long long)res.counts.completed);
+        printf("    events        %llu\n", (unsigned long long)res.events);
+        printf("    wall time     best %.3f s, median %.3f s over %d runs (budget 1 s)\n",
+               walls[0], walls[repeat / 2], repeat);
+        printf("    events/s      %.0f (best run)\n", (double)res.events / walls[0]);
     }
-    qsort(walls, (size_t)repeat, sizeof walls[0], cmp_dbl);
-    printf("bench: %s on 8P+8D a800x8 (least_loaded, fitted cost model)\n", tpath);
-    printf("  requests        %lld (%lld completed)\n", (long long)res.counts.total,
-           (long long)res.counts.completed);
-    printf("  events          %llu\n", (unsigned long long)res.events);
-    printf("  wall time       best %.3f s, median %.3f s over %d runs (budget 1 s)\n", walls[0],
-           walls[repeat / 2], repeat);
-    printf("  events/s        %.0f (best run)\n", (double)res.events / walls[0]);
-    json_decref(res.summary);
     free(cfg);
     printf("trace parsers:\n");
     if (trace_bench_parse(tpath, stdout, &err) != 0)

@@ -34,8 +34,8 @@ const char sim_metrics_csv_header[] =
     "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s\n";
 
 const char sim_metrics_ts_header[] =
-    "time_s,pd_gbps,fetch_gbps,stage_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
-    "prefill_wait_s_max\n";
+    "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
+    "prefill_wait_s_max,replicas_mean,blocks_multi,hot_replications\n";
 
 sim_metrics_t *sim_metrics_new(FILE *csv, double ttft_slo_s, double tbt_slo_s)
 {
@@ -191,10 +191,11 @@ void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
 {
     if (!m->ts)
         return;
-    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f\n", row->time_s,
-            row->link_gbps[0], row->link_gbps[1], row->link_gbps[2], row->nic_util_mean,
-            row->nic_util_max, (long long)row->flows, (long long)row->in_flight,
-            row->prefill_wait_s_max);
+    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f,%.5f,%lld,%lld\n",
+            row->time_s, row->link_gbps[0], row->link_gbps[1], row->link_gbps[2],
+            row->link_gbps[3], row->nic_util_mean, row->nic_util_max, (long long)row->flows,
+            (long long)row->in_flight, row->prefill_wait_s_max, row->replicas_mean,
+            (long long)row->blocks_multi, (long long)row->hot_replications);
 }
 
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m) { return m->n; }

@@ -39,12 +39,15 @@ void sim_metrics_h2d(sim_metrics_t *m, int64_t bytes, sim_time_t ns);
 /* One row of timeseries.csv. */
 typedef struct sim_metrics_ts {
     double time_s;
-    double link_gbps[3];  /* P->D, fetch, stage: gigabits per second over the interval */
+    double link_gbps[4];  /* P->D, fetch, stage, replication: Gbit/s over the interval */
     double nic_util_mean; /* bytes sent / (interval x NIC), over nodes */
     double nic_util_max;
     int64_t flows;        /* transfers in progress at the row's time */
     int64_t in_flight;    /* requests */
     double prefill_wait_s_max;
+    double replicas_mean;  /* replicas per distinct block held */
+    int64_t blocks_multi;  /* blocks with more than one replica */
+    int64_t hot_replications; /* hot-spot replications so far */
 } sim_metrics_ts_t;
 
 /* Header line of timeseries.csv. */

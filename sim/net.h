@@ -19,6 +19,7 @@ enum {
     SIM_LINK_PD = 0, /* KV stream prefill -> decode */
     SIM_LINK_FETCH,  /* remote prefix fetch */
     SIM_LINK_STAGE,  /* chunked pipeline stage boundary */
+    SIM_LINK_REPL,   /* hot-spot replication */
     SIM_N_NET_LINKS
 };
 

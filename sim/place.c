@@ -8,8 +8,8 @@
 #include "sim/cluster.h"
 
 static const sim_place_ops_t *const place_registry[] = {
-    &sim_place_round_robin,
-    &sim_place_least_loaded,
+    &sim_place_round_robin,  &sim_place_least_loaded, &sim_place_load_balance,
+    &sim_place_random,       &sim_place_cache_aware,  &sim_place_kvcentric,
 };
 
 const sim_place_ops_t *sim_place_find(const char *name)
@@ -32,6 +32,46 @@ int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
             best_t = t;
             best = j;
         }
+    }
+    return best;
+}
+
+int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
+                          double threshold, uint32_t *leads, sim_place_est_t *out)
+{
+    int n = sim_cluster_n_prefill(c);
+    sim_cluster_prefix_by_instance(c, r, leads);
+    uint32_t best_len = 0;
+    for (int i = 0; i < n; i++)
+        best_len = leads[i] > best_len ? leads[i] : best_len;
+    int best = 0;
+    for (int i = 0; i < n; i++) {
+        sim_place_est_t *e = &out[i];
+        e->prefix_blocks = e->lead_blocks = leads[i];
+        e->transfer_ns = 0;
+        e->fetch_from = -1;
+        uint32_t own = leads[i];
+        if (allow_fetch && best_len > own &&
+            (own == 0 || (double)best_len / (double)own > threshold)) {
+            /* The holder whose link to i is least busy sends it soonest. */
+            sim_time_t t_best = INT64_MAX;
+            for (int h = 0; h < n; h++) {
+                if (leads[h] != best_len)
+                    continue;
+                sim_time_t t = sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len);
+                if (t < t_best) {
+                    t_best = t;
+                    e->fetch_from = h;
+                }
+            }
+            e->transfer_ns = t_best;
+            e->lead_blocks = best_len;
+        }
+        e->queue_ns = sim_cluster_prefill_wait_ns(c, i);
+        e->prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
+        e->ttft_ns = e->transfer_ns + e->queue_ns + e->prefill_ns;
+        if (e->ttft_ns < out[best].ttft_ns)
+            best = i;
     }
     return best;
 }

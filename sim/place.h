@@ -33,6 +33,10 @@ typedef struct sim_place_ops {
 
 extern const sim_place_ops_t sim_place_round_robin;
 extern const sim_place_ops_t sim_place_least_loaded;
+extern const sim_place_ops_t sim_place_load_balance;
+extern const sim_place_ops_t sim_place_random;
+extern const sim_place_ops_t sim_place_cache_aware;
+extern const sim_place_ops_t sim_place_kvcentric;
 
 const sim_place_ops_t *sim_place_find(const char *name);
 void sim_place_names(char *buf, size_t len);
@@ -40,5 +44,26 @@ void sim_place_names(char *buf, size_t len);
 /* The decode balancer shared by policies: the instance with the lowest
  * predicted iteration time were r to join it (ties: lowest index). */
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r);
+
+/* Algorithm 1's estimate for r on one prefill instance. */
+typedef struct sim_place_est {
+    sim_time_t ttft_ns;     /* transfer + queue + prefill */
+    sim_time_t transfer_ns; /* fetching the longer prefix (0: none) */
+    sim_time_t queue_ns;
+    sim_time_t prefill_ns;
+    uint32_t prefix_blocks; /* what the instance's node holds */
+    uint32_t lead_blocks;   /* what it would hold after the fetch */
+    int fetch_from;         /* prefill instance holding the longer prefix; -1: recompute */
+} sim_place_est_t;
+
+/* Estimate r on every prefill instance (out: n_prefill entries; leads:
+ * n_prefill scratch). With allow_fetch, an instance whose own prefix is
+ * shorter than the best one cluster-wide fetches the difference when
+ * best / own > threshold (own = 0 with best > 0 counts as above) from the
+ * holder that can send it soonest; otherwise it recomputes beyond its own
+ * prefix. Returns the instance with the lowest TTFT (ties: lowest index).
+ * O(instances x (prefix + holders)). */
+int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
+                          double threshold, uint32_t *leads, sim_place_est_t *out);
 
 #endif

@@ -74,7 +74,7 @@ static json_t *cache_json(const sim_config_t *cfg, const sim_kvpool_t *pool)
 /* $.transfer: the network's link classes and its transport profile. */
 static json_t *transfer_json(sim_net_t *net, const sim_net_profile_t *prof)
 {
-    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage"};
+    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage", "replication"};
     json_t *o = json_object();
     json_object_set_new(o, "transport", json_string(prof->name));
     json_object_set_new(o, "latency_s", sim_metrics_num(prof->latency_s));
@@ -164,6 +164,13 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
                                                      : model_hw_nic_bytes_per_s(hw),
         .cache_global = strcmp(cfg->cache.scope, "global") == 0,
+        .hot_fetches = (int)cfg->cache.hot_fetches,
+        .hot_replicas = (int)cfg->cache.hot_replicas,
+        .seed = (uint64_t)cfg->seed,
+        .kvcache_threshold = cfg->scheduler.kvcache_balancing_threshold,
+        .slo_reject = (int)cfg->scheduler.slo_reject,
+        .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
+        .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
         .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
         .cache_policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
         .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),

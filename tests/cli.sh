@@ -72,7 +72,7 @@ for f in summary.json requests.csv config.json timeseries.csv; do
     [ -s "$T/r1/$f" ] && ok || bad "run did not write $f"
 done
 [ "$(ls -A "$T/r1" | wc -l)" = 4 ] && ok || bad "unexpected files in output: $(ls -A "$T/r1")"
-head -1 "$T/r1/timeseries.csv" | grep -q '^time_s,pd_gbps,fetch_gbps,stage_gbps,nic_util_mean,nic_util_max' && ok || bad "timeseries.csv header"
+head -1 "$T/r1/timeseries.csv" | grep -q '^time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max' && ok || bad "timeseries.csv header"
 [ "$(wc -l <"$T/r1/requests.csv")" = 51 ] && ok || bad "requests.csv should have 50 rows"
 head -1 "$T/r1/requests.csv" | grep -q '^id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s' && ok || bad "requests.csv header"
 expect 0 "" "$BIN" run "$T/small.json" --out "$T/r2" --quiet

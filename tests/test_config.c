@@ -42,7 +42,7 @@ START_TEST(test_good_config)
     ck_assert_double_eq(cfg.trace.generator.input.mean, 100);
     ck_assert_double_eq(cfg.slo.tbt_s, 0.2);
     ck_assert_double_eq(cfg.slo.ttft_s, 30); /* default kept */
-    ck_assert_str_eq(cfg.scheduler.policy, "least_loaded");
+    ck_assert_str_eq(cfg.scheduler.policy, "kvcentric");
 }
 END_TEST
 
@@ -65,7 +65,7 @@ START_TEST(test_located_errors)
     EXPECT_ERR("pol.json",
                "{\"trace\": {\"generator\": {\"kind\": \"kimi\"}}, \"scheduler\": {\"policy\": \"magic\"}}",
                "pol.json: $.scheduler.policy: unknown placement policy 'magic' (valid: "
-               "round_robin, least_loaded)");
+               "round_robin, least_loaded, load_balance, random, cache_aware, kvcentric)");
     EXPECT_ERR("hw.json", "{\"hardware\": \"tpu\", \"trace\": {\"path\": \"x\"}}",
                "hw.json: $.hardware: unknown hardware 'tpu' (valid: a800x8, h800x8, h200x8)");
     EXPECT_ERR("notrace.json", "{}", "notrace.json: $.trace: set exactly one of");

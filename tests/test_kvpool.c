@@ -168,8 +168,8 @@ START_TEST(test_replicas)
     const uint64_t req[] = {7, 8, 9};
     sim_kvpool_access(p, 0, req, 3);
     ck_assert_uint_eq(sim_kvpool_prefix(p, 1, req, 3, NULL), 0);
-    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2), 2);
-    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2), 0); /* already there */
+    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2, 0), 2);
+    ck_assert_uint_eq(sim_kvpool_replicate(p, 1, req, 2, 0), 0); /* already there */
     ck_assert_uint_eq(sim_kvpool_prefix(p, 1, req, 3, NULL), 2);
     ck_assert_uint_eq(sim_kvpool_replicas(p, 7), 2);
     ck_assert_uint_eq(sim_kvpool_replicas(p, 9), 1);
@@ -225,7 +225,7 @@ START_TEST(test_random_invariants)
                 lead[i] = n_pin[i][node] = sim_kvpool_prefix(p, node, req, n, NULL);
                 sim_kvpool_pin(p, node, req, lead[i]);
             } else if (op == 1) {
-                lead[i] = sim_kvpool_replicate(p, (node + 1) % 3, req, n);
+                lead[i] = sim_kvpool_replicate(p, (node + 1) % 3, req, n, step % 3 == 0);
             } else {
                 lead[i] = sim_kvpool_access(p, node, req, n);
             }

@@ -14,6 +14,7 @@ Suite *test_config_suite(void);
 Suite *test_sim_suite(void);
 Suite *test_kvpool_suite(void);
 Suite *test_net_suite(void);
+Suite *test_conductor_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */

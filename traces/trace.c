@@ -22,6 +22,7 @@ struct trace {
     void *state;
     double speed;
     int64_t limit;
+    int64_t output_cap;
     int64_t n_out;
     int failed;           /* an error is sticky: later calls repeat it */
     sim_err_t first_err;
@@ -143,6 +144,7 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
     t->state = state;
     t->speed = speed;
     t->limit = args->limit;
+    t->output_cap = args->output_cap > 0 ? args->output_cap : 0;
     return t;
 }
 
@@ -165,8 +167,11 @@ int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err)
         t->failed = 1;
         return sim_errf(err, "%s", t->first_err.msg);
     }
-    if (rc == TRACE_OK)
+    if (rc == TRACE_OK) {
         t->n_out++;
+        if (t->output_cap && out->output_tok > t->output_cap)
+            out->output_tok = t->output_cap;
+    }
     return rc;
 }
 

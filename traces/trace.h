@@ -65,6 +65,7 @@ typedef struct trace_open_args {
     uint64_t seed;
     double speed;  /* replay speed multiplier, > 0: 2 replays twice as fast */
     int64_t limit; /* first N requests; 0 = all */
+    int64_t output_cap; /* outputs cut to at most this many tokens; 0 = as recorded */
 } trace_open_args_t;
 
 /* A source plug-in. open returns its state (NULL with err filled on

@@ -29,3 +29,13 @@ const sim_place_ops_t sim_place_least_loaded = {
     .free = NULL,
     .place = ll_place,
 };
+
+/* The paper's name for the same policy. */
+const sim_place_ops_t sim_place_load_balance = {
+    .name = "load_balance",
+    .help = "the paper's load-balancing baseline: least predicted queue time, ignoring caches "
+            "(same as least_loaded)",
+    .init = NULL,
+    .free = NULL,
+    .place = ll_place,
+};

@@ -1,0 +1,32 @@
+/* sim/policy/place_random.c: the paper's random baseline: a prefill
+ * instance drawn uniformly (its own seeded stream); decode least loaded. */
+#include <gsl/gsl_rng.h>
+
+#include "sim/cluster.h"
+#include "sim/place.h"
+#include "sim/rng.h"
+
+static void *random_init(const sim_cluster_t *c)
+{
+    return sim_rng_new(sim_cluster_args(c)->seed, SIM_RNG_PLACEMENT);
+}
+
+static void random_free(void *st) { gsl_rng_free(st); }
+
+static int random_place(void *st, const sim_cluster_t *c, const sim_req_t *r,
+                        sim_place_decision_t *out)
+{
+    int p = (int)gsl_rng_uniform_int(st, (unsigned long)sim_cluster_n_prefill(c));
+    out->prefill = p;
+    out->decode = sim_place_decode_least_loaded(c, r);
+    out->pred_ttft_ns = sim_cluster_prefill_wait_ns(c, p) + sim_cluster_prefill_pred_ns(c, p, r);
+    return SIM_PLACE_OK;
+}
+
+const sim_place_ops_t sim_place_random = {
+    .name = "random",
+    .help = "a prefill instance drawn uniformly at random; decode least loaded",
+    .init = random_init,
+    .free = random_free,
+    .place = random_place,
+};

@@ -1,0 +1,327 @@
+/* tests/test_conductor.c: Algorithm 1 on hand-built cluster states, one
+ * case per branch (no transfer, transfer, the threshold, own prefix 0, a
+ * tie, rejection on TTFT, rejection on TBT, local scope); hot-spot
+ * replication and cold replicas; determinism; and the paper's ordering of
+ * the placements on a slice of the conversation trace. White-box: it
+ * reaches into the cluster (sim/cluster_int.h) to set pool and queues. */
+#include "tests/tests.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "sim/cluster_int.h"
+#include "sim/config.h"
+#include "sim/evict.h"
+#include "sim/run.h"
+
+typedef struct world {
+    model_cost_t *cost;
+    sim_metrics_t *m;
+    sim_cluster_t *c;
+    sim_net_profile_t prof;
+    uint64_t blocks[16];
+    sim_req_t r;
+} world_t;
+
+/* 2 or 3 prefill instances and one decode instance of a800x8, an empty
+ * pool, the Conductor's parameters as given. */
+static void world_new(world_t *w, int n_prefill, int global, double threshold)
+{
+    memset(w, 0, sizeof *w);
+    model_cost_args_t ca = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                            .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    w->cost = model_cost_new("fitted", &ca, &err);
+    ck_assert_ptr_nonnull(w->cost);
+    ck_assert_int_eq(sim_net_profile_get("rdma", &w->prof), 0);
+    w->m = sim_metrics_new(NULL, 30, 0.1);
+    sim_cluster_args_t a = {
+        .hw = ca.hw, .llm = ca.llm, .cost = w->cost, .place = &sim_place_kvcentric,
+        .admit = &sim_admit_none, .n_prefill = n_prefill, .n_decode = 1,
+        .decode_max_batch = 256, .vram_reserve_frac = 0.1, .cache_policy = &sim_evict_lru,
+        .dram_blocks = 1000, .ssd_blocks = 0, .dram_load_bytes_per_s = 128e9,
+        .ssd_read_bytes_per_s = 12e9, .prefill_group = 1, .prefill_chunk_tok = 8192,
+        .net_profile = &w->prof, .nic_bytes_per_s = 100e9, .cache_global = global,
+        .kvcache_threshold = threshold, .slo_reject = 1, .slo_ttft_ns = 30 * SIM_NS_PER_S,
+        .slo_tbt_ns = SIM_NS_PER_S / 10,
+    };
+    w->c = sim_cluster_new(&a, w->m, &err);
+    ck_assert_ptr_nonnull(w->c);
+    for (int b = 0; b < 16; b++)
+        w->blocks[b] = (uint64_t)b;
+    w->r.input_tok = 8000;
+    w->r.output_tok = 10;
+    w->r.n_blocks = 16;
+    w->r.blocks = w->blocks;
+}
+
+static void world_free(world_t *w)
+{
+    sim_cluster_free(w->c);
+    sim_metrics_free(w->m);
+    model_cost_free(w->cost);
+}
+
+/* Prefill instance i's node holds the request's first n blocks. */
+static void holds(world_t *w, int i, uint32_t n)
+{
+    sim_kvpool_access(w->c->pool, sim_cluster_pool_node(w->c, i), w->blocks, n);
+}
+
+static int place(world_t *w, sim_place_decision_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->fetch_src = -1;
+    void *st = sim_place_kvcentric.init(w->c);
+    int rc = sim_place_kvcentric.place(st, w->c, &w->r, d);
+    sim_place_kvcentric.free(st);
+    return rc;
+}
+
+START_TEST(test_alg1_no_transfer)
+{
+    world_t w;
+    world_new(&w, 2, 1, 1.5);
+    holds(&w, 1, 16); /* instance 1 has it all, both idle */
+    sim_place_decision_t d;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    ck_assert_int_eq(d.prefill, 1);
+    ck_assert_int_eq(d.fetch_src, -1);
+    world_free(&w);
+}
+END_TEST
+
+/* The holder is busy for 30 s; the idle instance holds nothing (own
+ * prefix 0 counts as above the threshold): it fetches all 16 blocks. */
+START_TEST(test_alg1_transfer_from_zero)
+{
+    world_t w;
+    world_new(&w, 2, 1, 1.5);
+    holds(&w, 0, 16);
+    w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+    sim_place_decision_t d;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    ck_assert_int_eq(d.prefill, 1);
+    ck_assert_int_eq(d.fetch_src, sim_cluster_pool_node(w.c, 0));
+    ck_assert_uint_eq(d.fetch_blocks, 16);
+    /* Its estimate: transfer + prefill with the whole prefix cached. */
+    sim_time_t xfer = sim_cluster_fetch_estimate_ns(w.c, 0, 1, &w.r, 0, 16);
+    ck_assert_int_eq(d.pred_ttft_ns, xfer + sim_prefill_predict_ns(w.c, 1, &w.r, 16));
+    world_free(&w);
+}
+END_TEST
+
+/* Own prefix 4 blocks, best 16 elsewhere (ratio 4): fetched under
+ * threshold 1.5, recomputed beyond the own 4 under threshold 5. */
+START_TEST(test_alg1_threshold)
+{
+    for (int v = 0; v < 2; v++) {
+        world_t w;
+        world_new(&w, 2, 1, v ? 5.0 : 1.5);
+        holds(&w, 0, 16);
+        holds(&w, 1, 4);
+        w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+        sim_place_decision_t d;
+        ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+        ck_assert_int_eq(d.prefill, 1);
+        if (v == 0) {
+            ck_assert_int_eq(d.fetch_src, sim_cluster_pool_node(w.c, 0));
+            ck_assert_uint_eq(d.fetch_blocks, 16);
+        } else {
+            ck_assert_int_eq(d.fetch_src, -1);
+            ck_assert_int_eq(d.pred_ttft_ns, sim_prefill_predict_ns(w.c, 1, &w.r, 0));
+        }
+        world_free(&w);
+    }
+}
+END_TEST
+
+/* A fetch only wins when it is cheaper than waiting: with the holder
+ * nearly idle, the request queues there instead. */
+START_TEST(test_alg1_wait_beats_fetch)
+{
+    world_t w;
+    world_new(&w, 2, 1, 1.5);
+    holds(&w, 0, 16);
+    w.c->pf[0].queued_pred_ns = SIM_NS_PER_MS; /* 1 ms of queue */
+    sim_place_decision_t d;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    ck_assert_int_eq(d.prefill, 0);
+    ck_assert_int_eq(d.fetch_src, -1);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(test_alg1_tie_and_local_scope)
+{
+    world_t w;
+    world_new(&w, 3, 1, 1.5);
+    sim_place_decision_t d; /* nothing cached anywhere, all idle: a tie */
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    ck_assert_int_eq(d.prefill, 0);
+    world_free(&w);
+    world_new(&w, 2, 0, 1.5); /* local scope: never fetch */
+    holds(&w, 0, 16);
+    w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    ck_assert_int_eq(d.prefill, 1);
+    ck_assert_int_eq(d.fetch_src, -1);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(test_alg1_reject_ttft_and_tbt)
+{
+    world_t w;
+    world_new(&w, 2, 1, 1.5);
+    w.c->pf[0].queued_pred_ns = w.c->pf[1].queued_pred_ns = 40 * SIM_NS_PER_S;
+    sim_place_decision_t d;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_REJECT); /* 40 s queues > 30 s SLO */
+    w.c->a.slo_reject = 0;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    world_free(&w);
+    world_new(&w, 2, 1, 1.5);
+    w.c->a.slo_tbt_ns = SIM_NS_PER_MS; /* no decode iteration is that fast */
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_REJECT);
+    w.c->a.slo_tbt_ns = SIM_NS_PER_S / 10;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
+    world_free(&w);
+}
+END_TEST
+
+/* Cold replicas (made ahead of use) are evicted before blocks that were
+ * used, whatever their age. */
+START_TEST(test_cold_replicas_evicted_first)
+{
+    int64_t caps[SIM_N_TIERS] = {4, 0};
+    const char *pols[] = {"lru", "lfu", "length_aware"};
+    for (int i = 0; i < 3; i++) {
+        sim_kvpool_t *p = sim_kvpool_new(2, caps, sim_evict_find(pols[i]), 0);
+        const uint64_t used[] = {1, 2}, hot[] = {7, 8}, more[] = {3};
+        sim_kvpool_access(p, 0, used, 2);
+        sim_kvpool_access(p, 1, hot, 2);
+        ck_assert_uint_eq(sim_kvpool_replicate(p, 0, hot, 2, 1), 2); /* node 0 now full */
+        sim_kvpool_access(p, 0, more, 1);
+        /* LRU and LFU drop the older replica (7); length-aware the deeper (8). */
+        uint64_t gone = i == 2 ? 8 : 7, kept = i == 2 ? 7 : 8;
+        ck_assert_msg(sim_kvpool_tier_of(p, 0, gone) == -1, "%s kept the cold replica", pols[i]);
+        ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_DRAM);
+        ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), SIM_TIER_DRAM);
+        ck_assert_int_eq(sim_kvpool_tier_of(p, 0, kept), SIM_TIER_DRAM);
+        ck_assert_uint_eq(sim_kvpool_replicas(p, gone), 1);
+        ck_assert_uint_eq(sim_kvpool_replicas(p, kept), 2);
+        ck_assert_int_eq(sim_kvpool_check(p), 0);
+        uint32_t lead[2];
+        sim_kvpool_prefix_all(p, hot, 2, lead);
+        ck_assert_uint_eq(lead[0], i == 2 ? 1 : 0);
+        ck_assert_uint_eq(lead[1], 2);
+        sim_kvpool_free(p);
+    }
+}
+END_TEST
+
+static sim_config_t cfg;
+
+/* Hot-spot replication end to end: two long requests occupy instances 0
+ * and 1; a request for the prefix instance 0 computed goes to instance 2
+ * and fetches it; with hot_fetches 1 that fetch also replicates the prefix
+ * to instance 1, cold: three replicas. */
+START_TEST(test_hot_spot_replication)
+{
+    char text[1 << 17];
+    int k = 0;
+    const int reqs[][3] = {{0, 8000, 2}, {5000, 120000, 2}, {5001, 120000, 2}, {6000, 8000, 2}};
+    for (int i = 0; i < 4; i++) {
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, \"hash_ids\": [",
+                      reqs[i][0], reqs[i][1], reqs[i][2]);
+        int base = i == 1 ? 1000 : i == 2 ? 2000 : 0;
+        for (int b = 0; b < (reqs[i][1] + 511) / 512; b++)
+            k += snprintf(text + k, sizeof text - (size_t)k, "%s%d", b ? "," : "", base + b);
+        k += snprintf(text + k, sizeof text - (size_t)k, "]}\n");
+    }
+    const char *tp = tests_write_file(tests_tmpdir(), "hot.jsonl", text, (size_t)k);
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+    cfg.cluster.prefill = 3;
+    snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "kvcentric");
+    snprintf(cfg.cache.scope, sizeof cfg.cache.scope, "global");
+    cfg.cache.hot_fetches = 1;
+    sim_run_opts_t o = {.config_src = "hot.json", .data_dir = "."};
+    sim_run_result_t res;
+    sim_err_t err;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    json_t *cache = json_object_get(res.summary, "cache");
+    json_t *tr = json_object_get(res.summary, "transfer");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(tr, "fetch"), "flows")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(tr, "replication"), "flows")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(cache, "replicas"), "max")), 3);
+    json_decref(res.summary);
+    /* Off: no replication. */
+    cfg.cache.hot_fetches = 0;
+    ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), 0);
+    tr = json_object_get(res.summary, "transfer");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(tr, "replication"), "flows")), 0);
+    json_decref(res.summary);
+}
+END_TEST
+
+static double mean_ttft(const char *policy, int64_t limit, char **csv_out)
+{
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    ck_assert_msg(sim_config_load(&cfg, "experiments/fast25/fig5_scheduling.json", &err) == 0,
+                  "%s", err.msg);
+    snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "%s", policy);
+    cfg.trace.limit = limit;
+    char out[512];
+    snprintf(out, sizeof out, "%s/order_%s", tests_tmpdir(), policy);
+    sim_run_opts_t o = {.config_src = "fig5_scheduling.json", .out_dir = out, .data_dir = "."};
+    sim_run_result_t res;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    double m = json_number_value(json_object_get(json_object_get(res.summary, "ttft_s"), "mean"));
+    json_decref(res.summary);
+    if (csv_out) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/requests.csv", out);
+        *csv_out = tests_read_file(p, NULL);
+    }
+    return m;
+}
+
+/* The paper's ordering on the first 1,000 conversation requests, and the
+ * Conductor's run is reproducible byte for byte. */
+START_TEST(test_policy_order_conversation)
+{
+    char *a = NULL, *b = NULL;
+    double kv = mean_ttft("kvcentric", 1000, &a);
+    double ca = mean_ttft("cache_aware", 1000, NULL);
+    double lb = mean_ttft("load_balance", 1000, NULL);
+    double rnd = mean_ttft("random", 1000, NULL);
+    ck_assert_msg(kv <= ca && ca <= lb && lb <= rnd, "kvcentric %.4f, cache_aware %.4f, "
+                  "load_balance %.4f, random %.4f", kv, ca, lb, rnd);
+    ck_assert_double_eq(mean_ttft("kvcentric", 1000, &b), kv);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+}
+END_TEST
+
+Suite *test_conductor_suite(void)
+{
+    Suite *s = suite_create("conductor");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_alg1_no_transfer);
+    tcase_add_test(tc, test_alg1_transfer_from_zero);
+    tcase_add_test(tc, test_alg1_threshold);
+    tcase_add_test(tc, test_alg1_wait_beats_fetch);
+    tcase_add_test(tc, test_alg1_tie_and_local_scope);
+    tcase_add_test(tc, test_alg1_reject_ttft_and_tbt);
+    tcase_add_test(tc, test_cold_replicas_evicted_first);
+    tcase_add_test(tc, test_hot_spot_replication);
+    TESTS_ADD_TRACE_TEST(tc, test_policy_order_conversation);
+    suite_add_tcase(s, tc);
+    return s;
+}
