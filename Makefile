@@ -35,18 +35,18 @@ PC_LDLIBS = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null)
 CHECK_LDLIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 SIM_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DSIM_VERSION=\"0.1-$(SIM_VERSION)\" -g $(OPT) $(WARN) $(SANFLAGS) -I. -MMD -MP
+CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SANFLAGS) -I. -MMD -MP
 LDFLAGS := $(SANFLAGS)
 LDLIBS = $(PC_LDLIBS) -lm
 
 LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c sim/evict/*.c models/*.c traces/*.c calib/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/version.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: figures all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
+.PHONY: FORCE figures all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
 
 all: $(BIN)
 
@@ -65,6 +65,18 @@ $(BIN): $(BUILD)/sim/main.o $(BUILD)/libmooncake.a
 $(BUILD)/libmooncake.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
+
+# The code version recorded in every result: rewritten only when it changes,
+# so objects never carry a stale one.
+$(BUILD)/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@echo 'const char sim_version[] = "0.1-$(SIM_VERSION)";' >$@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/version.o: $(BUILD)/version.c
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+FORCE:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

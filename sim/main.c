@@ -17,9 +17,6 @@
 #include "sim/run.h"
 #include "traces/trace.h"
 
-#ifndef SIM_VERSION
-#define SIM_VERSION "unknown"
-#endif
 
 #define EXIT_USAGE 2
 
@@ -502,7 +499,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-        printf("mooncake-sim %s\n", SIM_VERSION);
+        printf("mooncake-sim %s\n", sim_version);
         return 0;
     }
     if (!strcmp(cmd, "run"))

@@ -15,9 +15,6 @@
 #include "sim/net.h"
 #include "sim/out.h"
 
-#ifndef SIM_VERSION
-#define SIM_VERSION "unknown"
-#endif
 
 static double mono_s(void)
 {
@@ -206,7 +203,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     json_object_set_new(simj, "events", json_integer((json_int_t)res->events));
     json_object_set_new(simj, "wall_s", json_real(res->wall_s));
     json_object_set_new(simj, "seed", json_integer((json_int_t)cfg->seed));
-    json_object_set_new(simj, "version", json_string(SIM_VERSION));
+    json_object_set_new(simj, "version", json_string(sim_version));
     json_object_set_new(simj, "cost_model", json_string(model_cost_name(cost)));
     json_object_set_new(simj, "cost_source", json_string(model_cost_source(cost)));
     json_object_set_new(simj, "decode_kv_capacity_tokens",
