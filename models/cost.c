@@ -72,5 +72,10 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
     return to_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
+sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
+{
+    return model_cost_prefill_ns(c, 1, 0);
+}
+
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
 const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }

@@ -54,6 +54,10 @@ void model_cost_free(model_cost_t *c);
 /* Durations in ns, rounded to the nearest ns, never negative. */
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
+/* The fixed part of one prefill pass (the time of a 1-token prefill):
+ * charged once per prompt when a prompt is computed in chunks or batched
+ * with others, not once per chunk. */
+sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c);
 const char *model_cost_name(const model_cost_t *c);
 const char *model_cost_source(const model_cost_t *c);
 

@@ -19,8 +19,22 @@ static void req_free(sim_cluster_t *c, sim_req_t *r)
     if (r->live_next)
         r->live_next->live_prev = r->live_prev;
     sim_prefill_release(r);
+    sim_free(r->tbt_saved);
     sim_free(r->blocks);
     sim_free(r);
+}
+
+void sim_cluster_tbt_finish(sim_cluster_t *c, sim_req_t *r, size_t n)
+{
+    if (r->n_tbt_saved) { /* intervals from before preemptions go first */
+        sim_grow((void **)&c->scratch, &c->cap_scratch, n + r->n_tbt_saved, sizeof *c->scratch,
+                 "tbt scratch");
+        memmove(c->scratch + r->n_tbt_saved, c->scratch, n * sizeof *c->scratch);
+        memcpy(c->scratch, r->tbt_saved, r->n_tbt_saved * sizeof *c->scratch);
+        n += r->n_tbt_saved;
+    }
+    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
+                          &r->tbt_top10_s);
 }
 
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
@@ -28,7 +42,7 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
     SIM_ASSERT(r->status == SIM_REQ_ACTIVE);
     r->status = st;
     r->finish_ns = sim_evq_now(c->evq);
-    if (r->decode_inst >= 0) {
+    if (r->decode_inst >= 0 && c->a.n_colocated == 0) {
         decode_inst_t *d = &c->dc[r->decode_inst];
         d->n_assigned--;
         d->tok_assigned -= r->input_tok;
@@ -139,6 +153,10 @@ static void arrival(void *ctx, void *obj, int64_t arg)
         sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
         return;
     }
+    if (c->a.n_colocated > 0) {
+        sim_coloc_enqueue(c, r);
+        return;
+    }
     sim_place_decision_t dec = {.fetch_src = -1};
     if (c->a.place->place(c->place_st, c, r, &dec) != SIM_PLACE_OK) {
         sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
@@ -154,6 +172,17 @@ static void arrival(void *ctx, void *obj, int64_t arg)
     decode_inst_t *d = &c->dc[dec.decode];
     d->n_assigned++;
     d->tok_assigned += r->input_tok;
+    /* Decode-side inlining: a short prompt that needs no chunking and
+     * whose prefill, stalling the decode batch once, keeps the TBT SLO
+     * runs on its decode node, with no transfer. */
+    if (c->a.inline_prefill && r->fetch_src < 0 &&
+        r->input_tok <= c->a.prefill_chunk_tok &&
+        model_cost_prefill_ns(c->a.cost, r->input_tok, 0) +
+                sim_cluster_decode_pred_iter_ns(c, dec.decode, r) <= c->a.slo_tbt_ns) {
+        r->inline_prefill = 1;
+        sim_decode_inline(c, r);
+        return;
+    }
     sim_prefill_enqueue(c, r);
 }
 
@@ -176,12 +205,14 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->m = m;
     c->kv_bytes_per_tok = kv_bytes;
     c->kv_cap_tok = (int64_t)(kv_room / (double)kv_bytes);
-    c->n_nodes = a->n_prefill * a->prefill_group + a->n_decode;
+    c->n_nodes = a->n_colocated > 0 ? a->n_colocated : a->n_prefill * a->prefill_group + a->n_decode;
     c->pf = sim_xcalloc((size_t)a->n_prefill, sizeof *c->pf, "prefill instances");
     c->dc = sim_xcalloc((size_t)a->n_decode, sizeof *c->dc, "decode instances");
     for (int j = 0; j < a->n_decode; j++)
         c->dc[j].idx = j;
-    if (a->cache_policy) {
+    if (a->n_colocated > 0)
+        sim_coloc_init(c);
+    else if (a->cache_policy) {
         int64_t caps[SIM_N_TIERS] = {a->dram_blocks, a->ssd_blocks};
         c->pool = sim_kvpool_new(c->n_nodes, caps, a->cache_policy, 0);
     }
@@ -219,6 +250,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_kvpool_free(c->pool);
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
+    sim_coloc_free(c);
     sim_evq_free(c->evq);
     sim_free(c);
 }

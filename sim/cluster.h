@@ -45,6 +45,14 @@ typedef struct sim_cluster_args {
     int slo_reject;             /* the Conductor rejects requests predicted to miss an SLO */
     sim_time_t slo_ttft_ns;
     sim_time_t slo_tbt_ns;
+    /* Colocated (vLLM-like) serving instead of P/D: n_colocated > 0. */
+    int n_colocated;
+    int coloc_prefix_cache;      /* vllm_pc: an HBM prefix cache (LRU) */
+    int coloc_chunked;           /* vllm_cp: chunked prefill */
+    int64_t coloc_chunk_tok;     /* token budget of a chunked iteration */
+    int64_t coloc_prefill_tok;   /* most prompt tokens in one prefill step */
+    int coloc_route_least;       /* route to the instance with the fewest requests */
+    int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
     /* The KVCache pool: NULL policy = no reuse. Capacities per node in
      * blocks (-1 unlimited, 0 none). */
     const sim_evict_ops_t *cache_policy;

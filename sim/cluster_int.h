@@ -32,7 +32,11 @@ typedef struct decode_inst {
     sim_time_t iter_start_ns;
     int64_t n_assigned; /* requests placed here and not finished */
     int64_t tok_assigned;
+    sim_req_t *inline_head, *inline_tail; /* short prefills to run here */
+    sim_req_t *inline_req;
 } decode_inst_t;
+
+typedef struct coloc_inst coloc_inst_t;
 
 struct sim_cluster {
     sim_cluster_args_t a;
@@ -57,6 +61,9 @@ struct sim_cluster {
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
+    coloc_inst_t *co;           /* colocated instances, when n_colocated > 0 */
+    sim_kvpool_t *co_cache;     /* their HBM prefix caches (one node each) */
+    int co_rr;
     int64_t hot_replications;
 };
 
@@ -83,7 +90,18 @@ sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t
 /* Free what a request still holds in prefill (an abandoned run). */
 void sim_prefill_release(sim_req_t *r);
 
+/* colocated.c */
+void sim_coloc_init(sim_cluster_t *c);
+void sim_coloc_free(sim_cluster_t *c);
+/* Route an admitted request to a colocated instance and queue it. */
+void sim_coloc_enqueue(sim_cluster_t *c, sim_req_t *r);
+/* Per-request TBT statistics from intervals in scratch (n of them) after
+ * the saved ones of earlier runs (preemptions). */
+void sim_cluster_tbt_finish(sim_cluster_t *c, sim_req_t *r, size_t n);
+
 /* decode.c */
+/* Run r's prefill on decode instance j between iterations (inlining). */
+void sim_decode_inline(sim_cluster_t *c, sim_req_t *r);
 /* All of r's KV is in the decode node's DRAM: load it into VRAM, then
  * queue it for a batch. */
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r);

@@ -41,8 +41,14 @@ static const field_t fields[] = {
     FI("seed", seed, 0, BIG, "42", "master random seed; every random stream derives from it"),
     FS("model", model, "llama2-70b", "model descriptor"),
     FS("hardware", hardware, "a800x8", "hardware descriptor of every node"),
-    FI("cluster.prefill", cluster.prefill, 1, 4096, "8", "prefill instances (one node each)"),
-    FI("cluster.decode", cluster.decode, 1, 4096, "8", "decode instances (one node each)"),
+    FI("cluster.prefill", cluster.prefill, 0, 4096, "8",
+       "prefill instances (one node each; 0 with cluster.colocated)"),
+    FI("cluster.decode", cluster.decode, 0, 4096, "8",
+       "decode instances (one node each; 0 with cluster.colocated)"),
+    FI("cluster.colocated", cluster.colocated, 0, 4096, "0",
+       "colocated (vLLM-like) instances instead of prefill/decode ones (0: disaggregated)"),
+    FI("cluster.inline_prefill", cluster.inline_prefill, 0, 1, "1",
+       "a short prefill that keeps the TBT SLO may run on its decode node"),
     FI("cluster.decode_max_batch", cluster.decode_max_batch, 1, 65536, "256",
        "most requests in one decode batch"),
     FD("cluster.vram_reserve_frac", cluster.vram_reserve_frac, 0, 0.9, "0.1",
@@ -100,6 +106,16 @@ static const field_t fields[] = {
        "open sessions kept; the oldest closes first"),
     FI("trace.generator.max_context_tok", trace.generator.max_context_tok, 2, 16777216,
        "131072", "a turn that would exceed this starts a new session"),
+    FS("colocated.system", colocated.system, "vllm",
+       "colocated baseline: vllm, vllm_pc (prefix caching), vllm_cp (chunked prefill)"),
+    FS("colocated.routing", colocated.routing, "least_loaded",
+       "across colocated instances: round_robin or least_loaded (fewest requests)"),
+    FI("colocated.chunk_tokens", colocated.chunk_tokens, 16, 1048576, "512",
+       "vllm_cp: token budget of an iteration (decodes + a prompt chunk)"),
+    FI("colocated.prefill_tokens", colocated.prefill_tokens, 512, 16777216, "16384",
+       "most prompt tokens batched in one prefill step (at least one prompt)"),
+    FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
+       "longctx generator: prompt length in tokens"),
     FS("scheduler.policy", scheduler.policy, "kvcentric",
        "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
        "random, round_robin"),
@@ -431,6 +447,22 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
                         c->cache.policy, names);
     }
+    if (c->cluster.colocated > 0 && (c->cluster.prefill != 0 || c->cluster.decode != 0))
+        return sim_errf(err, "%s: $.cluster: with colocated instances set prefill and decode to 0",
+                        src);
+    if (c->cluster.colocated == 0 && (c->cluster.prefill < 1 || c->cluster.decode < 1))
+        return sim_errf(err, "%s: $.cluster: need at least one prefill and one decode instance "
+                             "(or colocated ones)",
+                        src);
+    if (strcmp(c->colocated.system, "vllm") && strcmp(c->colocated.system, "vllm_pc") &&
+        strcmp(c->colocated.system, "vllm_cp"))
+        return sim_errf(err, "%s: $.colocated.system: unknown system '%s' (valid: vllm, vllm_pc, "
+                             "vllm_cp)",
+                        src, c->colocated.system);
+    if (strcmp(c->colocated.routing, "round_robin") && strcmp(c->colocated.routing, "least_loaded"))
+        return sim_errf(err, "%s: $.colocated.routing: unknown routing '%s' (valid: round_robin, "
+                             "least_loaded)",
+                        src, c->colocated.routing);
     sim_net_profile_t prof;
     if (sim_net_profile_get(c->network.transport, &prof) != 0) {
         sim_net_profile_names(names, sizeof names);

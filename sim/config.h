@@ -30,7 +30,15 @@ typedef struct sim_config {
         double vram_reserve_frac;
         int64_t prefill_group;
         int64_t prefill_chunk;
+        int64_t colocated;
+        int64_t inline_prefill;
     } cluster;
+    struct {
+        char system[SIM_CFG_STR];
+        char routing[SIM_CFG_STR];
+        int64_t chunk_tokens;
+        int64_t prefill_tokens;
+    } colocated;
     struct {
         char path[SIM_CFG_PATH];
         char format[SIM_CFG_STR];

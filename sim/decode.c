@@ -90,8 +90,7 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
         c->scratch[k] = t - prev;
         prev = t;
     }
-    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
-                          &r->tbt_top10_s);
+    sim_cluster_tbt_finish(c, r, n);
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
     sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
@@ -102,9 +101,26 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg);
 /* Admit waiting requests in FIFO order while the batch has a slot and the
  * VRAM left after weights holds their whole KV (input + output), then start
  * an iteration if the batch is not empty. */
+static void inline_done(void *ctx, void *obj, int64_t arg);
+
 static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
 {
     SIM_ASSERT(!d->running);
+    if (d->inline_head) {
+        /* A short prefill runs between iterations: the batch waits. */
+        sim_req_t *r = d->inline_head;
+        d->inline_head = r->next;
+        if (!d->inline_head)
+            d->inline_tail = NULL;
+        r->next = NULL;
+        r->prefill_start_ns = sim_evq_now(c->evq);
+        sim_time_t t = model_cost_prefill_ns(c->a.cost, r->input_tok, 0);
+        sim_metrics_prefill_busy(c->m, t);
+        d->inline_req = r;
+        d->running = 1;
+        sim_evq_after(c->evq, t, inline_done, d, 0);
+        return;
+    }
     while (d->wait_head && (int64_t)d->n_batch < c->a.decode_max_batch) {
         sim_req_t *r = d->wait_head;
         int64_t need = r->input_tok + r->output_tok;
@@ -170,6 +186,47 @@ static void kv_in_vram(void *ctx, void *obj, int64_t arg)
     else
         d->wait_head = r;
     d->wait_tail = r;
+    if (!d->running)
+        decode_kick(c, d);
+}
+
+/* An inlined prefill ended on the decode node: the first token is out and
+ * the KV is already in VRAM. */
+static void inline_done(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    decode_inst_t *d = obj;
+    sim_req_t *r = d->inline_req;
+    (void)arg;
+    d->inline_req = NULL;
+    d->running = 0;
+    r->first_token_ns = sim_evq_now(c->evq);
+    r->prefill_done = 1;
+    r->kv_ready_ns = r->first_token_ns;
+    if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
+        sim_cluster_finish(c, r, SIM_REQ_REJECTED_PREFILL);
+    } else if (r->output_tok <= 1) {
+        sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
+    } else {
+        r->next = NULL;
+        if (d->wait_tail)
+            d->wait_tail->next = r;
+        else
+            d->wait_head = r;
+        d->wait_tail = r;
+    }
+    decode_kick(c, d);
+}
+
+void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
+{
+    decode_inst_t *d = &c->dc[r->decode_inst];
+    r->next = NULL;
+    if (d->inline_tail)
+        d->inline_tail->next = r;
+    else
+        d->inline_head = r;
+    d->inline_tail = r;
     if (!d->running)
         decode_kick(c, d);
 }

@@ -340,24 +340,35 @@ static int has_room(const kv_tier_t *t) { return t->cap < 0 || t->size < t->cap;
 /* Put entry ei into (its node, tier), making room by evicting; victims
  * from DRAM go down to SSD when there is one. 0, or -1 when every block
  * there is pinned (the caller then drops ei). */
+static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier);
+
+/* Evict one block from (node, tier): demoted to the next tier when there
+ * is one, else dropped. -1 when every block there is pinned. */
+static int evict_one(sim_kvpool_t *p, int node, int tier)
+{
+    kv_tier_t *t = tier_of(p, node, tier);
+    uint32_t v = order_victim(p, t);
+    if (v == NONE)
+        return -1;
+    t->size--;
+    p->c.evictions++;
+    if (tier + 1 < SIM_N_TIERS && tier_of(p, node, tier + 1)->cap != 0 &&
+        tier_put(p, v, tier + 1) == 0) {
+        p->c.demotions++;
+    } else {
+        p->c.drops++;
+        entry_drop(p, v);
+    }
+    return 0;
+}
+
 static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
 {
     int node = p->e[ei].node;
     kv_tier_t *t = tier_of(p, node, tier);
-    while (!has_room(t)) {
-        uint32_t v = order_victim(p, t);
-        if (v == NONE)
+    while (!has_room(t))
+        if (evict_one(p, node, tier) != 0)
             return -1;
-        t->size--;
-        p->c.evictions++;
-        if (tier + 1 < SIM_N_TIERS && tier_of(p, node, tier + 1)->cap != 0 &&
-            tier_put(p, v, tier + 1) == 0) {
-            p->c.demotions++;
-        } else {
-            p->c.drops++;
-            entry_drop(p, v);
-        }
-    }
     p->e[ei].tier = (uint8_t)tier;
     t->size++;
     SIM_ASSERT(t->cap < 0 || t->size <= t->cap);
@@ -604,6 +615,16 @@ void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *
     *n_blocks = blocks;
     *mean = blocks ? (double)total / (double)blocks : 0;
     *max = mx;
+}
+
+void sim_kvpool_set_capacity(sim_kvpool_t *p, int node, int tier, int64_t cap_blocks)
+{
+    kv_tier_t *t = tier_of(p, node, tier);
+    /* Only between bounded sizes: an unlimited tier keeps no order. */
+    SIM_ASSERT(cap_blocks >= 0 && t->cap >= 0);
+    t->cap = cap_blocks;
+    while (t->size > t->cap && evict_one(p, node, tier) == 0)
+        ;
 }
 
 int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier)

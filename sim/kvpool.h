@@ -88,6 +88,10 @@ uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id);
 void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
                               uint32_t *max);
 
+/* Change a bounded tier's capacity (blocks, >= 0); shrinking evicts by
+ * policy down to it (pinned blocks stay, so it may remain above). */
+void sim_kvpool_set_capacity(sim_kvpool_t *p, int node, int tier, int64_t cap_blocks);
+
 int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier);
 int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier);
 sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p);

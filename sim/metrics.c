@@ -19,7 +19,7 @@ struct sim_metrics {
     int64_t input_tok, output_tok, cached_tok;
     int64_t prefilled_input_tok, prefilled_cached_tok, prefilled_dram_tok, prefilled_ssd_tok;
     sim_time_t prefill_busy_ns, prefill_wasted_ns;
-    int64_t decode_iters, decode_batch_sum;
+    int64_t decode_iters, decode_batch_sum, preemptions;
     sim_time_t decode_busy_ns;
     int64_t h2d_bytes, ssd_bytes;
     sim_time_t h2d_ns, ssd_ns;
@@ -31,7 +31,7 @@ const char sim_metrics_csv_header[] =
     "id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,"
     "cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s,"
     "queue_s,prefill_s,transfer_s,cached_dram_tokens,cached_ssd_tokens,load_s,"
-    "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s\n";
+    "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s,preemptions\n";
 
 const char sim_metrics_ts_header[] =
     "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
@@ -90,6 +90,7 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
 {
     m->n.total++;
     m->input_tok += r->input_tok;
+    m->preemptions += r->preemptions;
     if (r->finish_ns > m->last_finish_ns)
         m->last_finish_ns = r->finish_ns;
     int prefilled = r->status == SIM_REQ_COMPLETED || r->status == SIM_REQ_REJECTED_PREFILL;
@@ -140,11 +141,12 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
                 s_of(r->fetch_src >= 0 ? r->fetch_ns : 0));
     else
         fputs(",,,,,,,,", m->csv);
-    if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1)
-        fprintf(m->csv, "%.6f,%.6f,%.6f\n", s_of(r->kv_ready_ns), s_of(r->decode_load_ns),
+    if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1 && r->kv_ready_ns > 0)
+        fprintf(m->csv, "%.6f,%.6f,%.6f,", s_of(r->kv_ready_ns), s_of(r->decode_load_ns),
                 s_of(r->decode_join_ns));
     else
-        fputs(",,\n", m->csv);
+        fputs(",,,", m->csv);
+    fprintf(m->csv, "%d\n", r->preemptions);
 }
 
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
@@ -272,6 +274,7 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *trans
     o = json_object();
     json_object_set_new(o, "iterations", json_integer(m->decode_iters));
     json_object_set_new(o, "busy_s", num(s_of(m->decode_busy_ns)));
+    json_object_set_new(o, "preemptions", json_integer(m->preemptions));
     json_object_set_new(o, "mean_batch",
                         num(m->decode_iters ? (double)m->decode_batch_sum / (double)m->decode_iters
                                             : 0));

@@ -45,14 +45,18 @@ static int64_t uncached_chunk_count(const sim_cluster_t *c, int64_t uncached)
     return (uncached + c->a.prefill_chunk_tok - 1) / c->a.prefill_chunk_tok;
 }
 
-/* Whole-model time of chunk j of k for a request with p tokens reused. */
+/* Whole-model time of chunk j of k for a request with p tokens reused;
+ * the pass's fixed part is paid by the first chunk only. */
 static sim_time_t chunk_compute_ns(const sim_cluster_t *c, const sim_req_t *r, int64_t p, int64_t j,
                                    int64_t k)
 {
     int64_t ch = c->a.prefill_chunk_tok;
     int64_t start = p + j * ch;
     int64_t end = j == k - 1 ? r->input_tok : start + ch;
-    return model_cost_prefill_ns(c->a.cost, end, start);
+    sim_time_t t = model_cost_prefill_ns(c->a.cost, end, start);
+    if (j > 0)
+        t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+    return t;
 }
 
 /* How a prefill of r on instance i would go with the pool as it is now;

@@ -43,6 +43,16 @@ typedef struct sim_req {
     sim_time_t decode_load_ns;   /* DRAM -> VRAM on the decode node */
     sim_time_t decode_join_ns;   /* joined a decode batch */
     struct cpp_job *cpp;         /* chunked pipeline state while prefilling */
+    /* Colocated (vLLM-like) serving. */
+    int64_t gen_tok;             /* tokens produced so far (the first included) */
+    int64_t prefilled_tok;       /* context tokens computed in the current (re)prefill */
+    int64_t ctx_tok;             /* context whose KV the instance holds */
+    sim_time_t last_tok_ns;      /* when its latest token came out */
+    int64_t *tbt_saved;          /* intervals before a preemption (rare) */
+    size_t n_tbt_saved, cap_tbt_saved;
+    int preemptions;
+    int inline_prefill;          /* Mooncake: prefilled on its decode node */
+    struct sim_req *run_prev, *run_next; /* running list, admission order */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
     sim_time_t first_token_ns;   /* end of prefill */

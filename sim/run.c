@@ -168,8 +168,17 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .slo_reject = (int)cfg->scheduler.slo_reject,
         .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
         .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
+        .n_colocated = (int)cfg->cluster.colocated,
+        .coloc_prefix_cache = strcmp(cfg->colocated.system, "vllm_pc") == 0,
+        .coloc_chunked = strcmp(cfg->colocated.system, "vllm_cp") == 0,
+        .coloc_chunk_tok = cfg->colocated.chunk_tokens,
+        .coloc_prefill_tok = cfg->colocated.prefill_tokens,
+        .coloc_route_least = strcmp(cfg->colocated.routing, "least_loaded") == 0,
+        .inline_prefill = (int)cfg->cluster.inline_prefill,
         .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
-        .cache_policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
+        .cache_policy = cfg->cache.enabled && cfg->cluster.colocated == 0
+                            ? sim_evict_find(cfg->cache.policy)
+                            : NULL,
         .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),
         .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, llm),
         .dram_load_bytes_per_s =

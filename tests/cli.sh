@@ -47,7 +47,7 @@ printf '{"trace": {"generator": {"kind": "kimi"}}, "clustr": {}}\n' >"$T/unknown
 expect 2 'unknown.json: $.clustr: unknown key' "$BIN" run "$T/unknown.json" --out "$T/o2"
 [ ! -e "$T/o2" ] && ok || bad "unknown key left $T/o2"
 printf '{"trace": {"generator": {"kind": "kimi", "requests": 50}}}\n' >"$T/small.json"
-expect 2 "--set cluster.prefill=0: 0 is out of range" "$BIN" run "$T/small.json" --set cluster.prefill=0 --out "$T/o3"
+expect 2 "--set cluster.prefill=5000: 5000 is out of range" "$BIN" run "$T/small.json" --set cluster.prefill=5000 --out "$T/o3"
 expect 2 "unknown config path 'nope'" "$BIN" run "$T/small.json" --set nope=1 --out "$T/o3"
 expect 2 "--seed abc" "$BIN" run "$T/small.json" --seed abc --out "$T/o3"
 [ ! -e "$T/o3" ] && ok || bad "bad --set left $T/o3"

@@ -59,6 +59,32 @@ const char *tests_write_file(const char *dir, const char *name, const void *data
     return p;
 }
 
+const char *tests_trace_of(const char *name, const int (*reqs)[3], int n)
+{
+    static char text[1 << 16];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        k += snprintf(text + k, sizeof text - (size_t)k,
+                      "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, "
+                      "\"hash_ids\": [",
+                      reqs[i][0], reqs[i][1], reqs[i][2]);
+        for (int b = 0; b < (reqs[i][1] + 511) / 512; b++)
+            k += snprintf(text + k, sizeof text - (size_t)k, "%s%d", b ? "," : "", b);
+        k += snprintf(text + k, sizeof text - (size_t)k, "]}\n");
+    }
+    return tests_write_file(tests_tmpdir(), name, text, (size_t)k);
+}
+
+double csv_field(const char *csv, int row, int col)
+{
+    const char *p = csv;
+    for (int r = 0; r < row; r++)
+        p = strchr(p, '\n') + 1;
+    for (int c = 0; c < col; c++)
+        p = strchr(p, ',') + 1;
+    return atof(p);
+}
+
 char *tests_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -88,7 +114,7 @@ int main(void)
     Suite *(*suites[])(void) = {
         test_evq_suite,   test_model_suite, test_trace_suite,
         test_config_suite, test_kvpool_suite, test_net_suite, test_sim_suite,
-        test_conductor_suite,
+        test_conductor_suite, test_colocated_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

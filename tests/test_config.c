@@ -57,8 +57,14 @@ START_TEST(test_located_errors)
                "type.json: $.cluster.prefill: expected an integer");
     EXPECT_ERR("float.json", "{\"cluster\": {\"prefill\": 2.5}}",
                "float.json: $.cluster.prefill: expected an integer");
-    EXPECT_ERR("range.json", "{\"cluster\": {\"decode\": 0}}",
-               "range.json: $.cluster.decode: 0 is out of range [1, 4096]");
+    EXPECT_ERR("range.json", "{\"cluster\": {\"decode\": 5000}}",
+               "range.json: $.cluster.decode: 5000 is out of range [0, 4096]");
+    EXPECT_ERR("nodec.json", "{\"cluster\": {\"decode\": 0}, \"trace\": {\"path\": \"a\"}}",
+               "nodec.json: $.cluster: need at least one prefill and one decode instance");
+    EXPECT_ERR("mixed.json", "{\"cluster\": {\"colocated\": 4}, \"trace\": {\"path\": \"a\"}}",
+               "mixed.json: $.cluster: with colocated instances set prefill and decode to 0");
+    EXPECT_ERR("sys.json", "{\"colocated\": {\"system\": \"sglang\"}, \"trace\": {\"path\": \"a\"}}",
+               "sys.json: $.colocated.system: unknown system 'sglang' (valid: vllm, vllm_pc, vllm_cp)");
     EXPECT_ERR("obj.json", "{\"cluster\": 3}", "obj.json: $.cluster: expected an object");
     EXPECT_ERR("leaf.json", "{\"slo\": {\"ttft_s\": {}}}", "leaf.json: $.slo.ttft_s: expected a number");
     EXPECT_ERR("arr.json", "[1]", "arr.json: $: expected an object");

@@ -49,17 +49,6 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
-/* Field col (0-based) of CSV row row (1-based, after the header). */
-static double csv_field(const char *csv, int row, int col)
-{
-    const char *p = csv;
-    for (int r = 0; r < row; r++)
-        p = strchr(p, '\n') + 1;
-    for (int c = 0; c < col; c++)
-        p = strchr(p, ',') + 1;
-    return atof(p);
-}
-
 /* One request, computed by hand from the cost model: TTFT is its prefill,
  * then the KV hand-off, then output-1 decode iterations. */
 START_TEST(test_single_request_by_hand)
@@ -295,24 +284,6 @@ START_TEST(test_prefix_reuse)
 }
 END_TEST
 
-/* Write a trace of requests (arrival ms, input, output) whose blocks are
- * 0, 1, 2, ... (so equal prompts share them) and return its path. */
-static const char *trace_of(const char *name, const int (*reqs)[3], int n)
-{
-    static char text[1 << 16];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        k += snprintf(text + k, sizeof text - (size_t)k,
-                      "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d, "
-                      "\"hash_ids\": [",
-                      reqs[i][0], reqs[i][1], reqs[i][2]);
-        for (int b = 0; b < (reqs[i][1] + 511) / 512; b++)
-            k += snprintf(text + k, sizeof text - (size_t)k, "%s%d", b ? "," : "", b);
-        k += snprintf(text + k, sizeof text - (size_t)k, "]}\n");
-    }
-    return tests_write_file(tests_tmpdir(), name, text, (size_t)k);
-}
-
 static model_cost_t *a800_cost(void)
 {
     model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
@@ -330,7 +301,7 @@ static model_cost_t *a800_cost(void)
 START_TEST(test_cpp_pipeline)
 {
     static const int one[][3] = {{0, 32768, 1}};
-    const char *tp = trace_of("cpp.jsonl", one, 1);
+    const char *tp = tests_trace_of("cpp.jsonl", one, 1);
     model_cost_t *c = a800_cost();
     sim_net_profile_t rdma;
     ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
@@ -340,7 +311,10 @@ START_TEST(test_cpp_pipeline)
     sim_time_t end[G][K];
     for (int s = 0; s < G; s++)
         for (int j = 0; j < K; j++) {
-            sim_time_t st = model_cost_prefill_ns(c, (j + 1) * 8192, j * 8192) / G;
+            sim_time_t t = model_cost_prefill_ns(c, (j + 1) * 8192, j * 8192);
+            if (j > 0) /* the pass's fixed part is paid once */
+                t -= model_cost_prefill_fixed_ns(c);
+            sim_time_t st = t / G;
             sim_time_t ready = s == 0 ? 0 : end[s - 1][j] + xfer;
             sim_time_t prev = j == 0 ? 0 : end[s][j - 1];
             end[s][j] = (ready > prev ? ready : prev) + st;
@@ -383,7 +357,7 @@ END_TEST
 START_TEST(test_remote_fetch)
 {
     static const int three[][3] = {{0, 8000, 2}, {10000, 120000, 2}, {11000, 8000, 2}};
-    const char *tp = trace_of("fetch.jsonl", three, 3);
+    const char *tp = tests_trace_of("fetch.jsonl", three, 3);
     sim_config_defaults(&cfg);
     snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
     cfg.cluster.prefill = 2;

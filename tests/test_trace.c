@@ -539,11 +539,11 @@ START_TEST(test_detect_and_registry)
 
     ck_assert_ptr_null(open_file(path, "parquet", &err));
     ck_assert_str_eq(err.msg,
-                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi)");
+                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi, arxiv, leval, longctx)");
     trace_gen_params_t g = {.kind = "poisson-chat"};
     trace_open_args_t a = {.gen = &g, .speed = 1};
     ck_assert_ptr_null(trace_open(&a, &err));
-    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi)");
+    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi, arxiv, leval, longctx)");
     g.kind[0] = '\0';
     ck_assert_ptr_null(trace_open(&a, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "$.trace"));
@@ -552,7 +552,7 @@ START_TEST(test_detect_and_registry)
     trace_source_names(names, sizeof names, 0);
     ck_assert_str_eq(names, "mooncake, azure");
     trace_source_names(names, sizeof names, 1);
-    ck_assert_str_eq(names, "kimi");
+    ck_assert_str_eq(names, "kimi, arxiv, leval, longctx");
     trace_source_names(names, 12, 0); /* "mooncake, azure" does not fit */
     ck_assert_str_eq(names, "mooncake");
     trace_source_names(names, 3, 0);

@@ -15,6 +15,7 @@ Suite *test_sim_suite(void);
 Suite *test_kvpool_suite(void);
 Suite *test_net_suite(void);
 Suite *test_conductor_suite(void);
+Suite *test_colocated_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */
@@ -37,6 +38,13 @@ const char *tests_tmpdir(void);
 /* Write text to dir/name and return the path (static storage, rotates
  * over 8 buffers). */
 const char *tests_write_file(const char *dir, const char *name, const void *data, size_t len);
+/* Write a Mooncake JSONL trace of n requests {arrival ms, input tokens,
+ * output tokens}, blocks numbered 0, 1, ... (so equal prompts share them),
+ * into the temporary directory; returns its path (static storage). */
+const char *tests_trace_of(const char *name, const int (*reqs)[3], int n);
+/* Field col (0-based) of CSV row row (1-based, after the header), as a
+ * number (an empty field reads 0). */
+double csv_field(const char *csv, int row, int col);
 /* Read a whole file into a malloc'd NUL-terminated buffer (free with
  * free()); *len gets the size. NULL if it cannot be read. */
 char *tests_read_file(const char *path, size_t *len);

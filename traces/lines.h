@@ -44,5 +44,8 @@ void trace_lines_close(trace_lines_t *r);
 extern const trace_source_ops_t trace_source_mooncake; /* mooncake.c */
 extern const trace_source_ops_t trace_source_azure;    /* azure.c */
 extern const trace_source_ops_t trace_source_kimi;     /* gen_kimi.c */
+extern const trace_source_ops_t trace_source_arxiv;    /* gen_datasets.c */
+extern const trace_source_ops_t trace_source_leval;    /* gen_datasets.c */
+extern const trace_source_ops_t trace_source_longctx;  /* gen_datasets.c */
 
 #endif

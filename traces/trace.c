@@ -14,6 +14,9 @@ static const trace_source_ops_t *const sources[] = {
     &trace_source_mooncake,
     &trace_source_azure,
     &trace_source_kimi,
+    &trace_source_arxiv,
+    &trace_source_leval,
+    &trace_source_longctx,
 };
 #define N_SOURCES (sizeof sources / sizeof sources[0])
 

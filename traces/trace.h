@@ -54,6 +54,7 @@ typedef struct trace_gen_params {
     double turn_gap_s;        /* a session's next turn comes at least this long after its last */
     int64_t max_sessions;     /* open sessions kept; the oldest closes first */
     int64_t max_context_tok;  /* a turn that would exceed this starts a new session */
+    int64_t prompt_tok;       /* longctx: every prompt's length */
 } trace_gen_params_t;
 
 /* What to open: a file (path, format "auto" or a source name) or a

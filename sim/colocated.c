@@ -1,0 +1,438 @@
+/* sim/colocated.c: colocated instances, vLLM v0.5-like: one node does
+ * both phases. Each step is either a prefill step (waiting prompts first:
+ * running decodes stall, so their TBT spikes) or a decode iteration; with
+ * chunked prefill, one iteration mixes every running decode with a chunk
+ * of the head prompt under a token budget. KV is allocated as it grows;
+ * when an iteration would not fit, the latest admitted requests are
+ * preempted and later recomputed (prompt + tokens so far). An optional
+ * HBM prefix cache (LRU) holds prompt blocks in the VRAM running requests
+ * do not use. Invariant: kv_used is the context of running requests. */
+#include "sim/cluster_int.h"
+
+#include <math.h>
+#include <string.h>
+
+struct coloc_inst {
+    int idx;
+    sim_req_t *wait_head, *wait_tail; /* prompts to (re)compute, FIFO */
+    sim_req_t *run_head, *run_tail;   /* running decodes, admission order */
+    sim_req_t **heap;                 /* running, min-heap on finish_iter */
+    size_t n_heap, cap_heap;
+    int64_t n_run;
+    int64_t kv_used;   /* context tokens of running requests */
+    int64_t iter;      /* token-producing iterations so far */
+    sim_time_t *ring;  /* end time of iteration k */
+    size_t ring_cap;
+    int busy;
+    sim_time_t step_start;
+    sim_req_t **step_pf; /* prompts finishing in this step */
+    size_t n_step_pf, cap_step_pf;
+    sim_req_t *chunk_req; /* chunked mode: the prompt in progress */
+    int64_t chunk_tok;    /* its chunk in this step */
+    int step_decodes;     /* this step is (also) a decode iteration */
+    sim_req_t **fresh;    /* joined the running set since the last iteration */
+    size_t n_fresh, cap_fresh;
+    int64_t outstanding;  /* routed, not finished */
+};
+
+/* A running request's context: what it held when it joined plus one token
+ * per iteration since (kept implicit: no per-iteration loop over the batch). */
+static int64_t cur_ctx(const coloc_inst_t *o, const sim_req_t *r)
+{
+    return r->ctx_tok + (o->iter - r->join_iter);
+}
+
+/* ---- running set: heap by finish iteration + admission-order list ---- */
+
+static int hless(const sim_req_t *x, const sim_req_t *y)
+{
+    return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
+}
+
+static void hset(coloc_inst_t *o, size_t i, sim_req_t *r)
+{
+    o->heap[i] = r;
+    r->heap_pos = i;
+}
+
+static void hup(coloc_inst_t *o, size_t i)
+{
+    sim_req_t *r = o->heap[i];
+    while (i > 0 && hless(r, o->heap[(i - 1) / 2])) {
+        hset(o, i, o->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    hset(o, i, r);
+}
+
+static void hdown(coloc_inst_t *o, size_t i)
+{
+    sim_req_t *r = o->heap[i];
+    for (;;) {
+        size_t ch = 2 * i + 1;
+        if (ch >= o->n_heap)
+            break;
+        if (ch + 1 < o->n_heap && hless(o->heap[ch + 1], o->heap[ch]))
+            ch++;
+        if (!hless(o->heap[ch], r))
+            break;
+        hset(o, i, o->heap[ch]);
+        i = ch;
+    }
+    hset(o, i, r);
+}
+
+static void run_add(coloc_inst_t *o, sim_req_t *r)
+{
+    sim_grow((void **)&o->heap, &o->cap_heap, o->n_heap + 1, sizeof *o->heap, "coloc heap");
+    o->heap[o->n_heap] = r;
+    hup(o, o->n_heap++);
+    r->run_next = NULL;
+    r->run_prev = o->run_tail;
+    if (o->run_tail)
+        o->run_tail->run_next = r;
+    else
+        o->run_head = r;
+    o->run_tail = r;
+    o->n_run++;
+}
+
+static void run_remove(coloc_inst_t *o, sim_req_t *r)
+{
+    size_t i = r->heap_pos;
+    sim_req_t *last = o->heap[--o->n_heap];
+    if (i < o->n_heap) {
+        hset(o, i, last);
+        hdown(o, i);
+        hup(o, last->heap_pos);
+    }
+    if (r->run_prev)
+        r->run_prev->run_next = r->run_next;
+    else
+        o->run_head = r->run_next;
+    if (r->run_next)
+        r->run_next->run_prev = r->run_prev;
+    else
+        o->run_tail = r->run_prev;
+    o->n_run--;
+}
+
+static void ring_reserve(coloc_inst_t *o, size_t need)
+{
+    if (need <= o->ring_cap)
+        return;
+    size_t n = o->ring_cap ? o->ring_cap : 64;
+    while (n < need)
+        n *= 2;
+    sim_time_t *ring = sim_xcalloc(n, sizeof *ring, "coloc ring");
+    int64_t keep = (int64_t)o->ring_cap < o->iter ? (int64_t)o->ring_cap : o->iter;
+    for (int64_t k = o->iter - keep; k < o->iter; k++)
+        ring[(size_t)k & (n - 1)] = o->ring[(size_t)k & (o->ring_cap - 1)];
+    sim_free(o->ring);
+    o->ring = ring;
+    o->ring_cap = n;
+}
+
+/* Intervals of r's tokens from iterations join_iter .. upto-1, after its
+ * token at last_tok_ns, appended to scratch from position at. */
+static size_t collect(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, int64_t upto, size_t at)
+{
+    size_t n = at + (size_t)(upto - r->join_iter);
+    sim_grow((void **)&c->scratch, &c->cap_scratch, n + 1, sizeof *c->scratch, "tbt scratch");
+    sim_time_t prev = r->last_tok_ns;
+    for (int64_t k = r->join_iter; k < upto; k++) {
+        sim_time_t t = o->ring[(size_t)k & (o->ring_cap - 1)];
+        c->scratch[at++] = t - prev;
+        prev = t;
+    }
+    return n;
+}
+
+/* ---- steps ---- */
+
+static void step_done(void *ctx, void *obj, int64_t arg);
+
+static void wait_push(coloc_inst_t *o, sim_req_t *r, int front)
+{
+    r->next = NULL;
+    if (front) {
+        r->next = o->wait_head;
+        o->wait_head = r;
+        if (!o->wait_tail)
+            o->wait_tail = r;
+    } else {
+        if (o->wait_tail)
+            o->wait_tail->next = r;
+        else
+            o->wait_head = r;
+        o->wait_tail = r;
+    }
+}
+
+static sim_req_t *wait_pop(coloc_inst_t *o)
+{
+    sim_req_t *r = o->wait_head;
+    o->wait_head = r->next;
+    if (!o->wait_head)
+        o->wait_tail = NULL;
+    r->next = NULL;
+    return r;
+}
+
+/* Context a prompt needs computed: the prompt, plus what it generated
+ * before a preemption. */
+static int64_t prompt_ctx(const sim_req_t *r) { return r->input_tok + (r->gen_tok > 0 ? r->gen_tok - 1 : 0); }
+
+/* Tokens of r's prompt the HBM prefix cache holds (vllm_pc). */
+static int64_t cached_prefix(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r)
+{
+    if (!c->co_cache || r->gen_tok > 0)
+        return 0;
+    uint32_t lead = sim_kvpool_prefix(c->co_cache, o->idx, r->blocks, r->n_blocks, NULL);
+    return SIM_MIN((int64_t)lead * TRACE_BLOCK_TOK, r->input_tok - 1);
+}
+
+/* Preempt the latest admitted running requests until need more tokens
+ * fit; they go back to the front of the queue to be recomputed. */
+static void make_room(sim_cluster_t *c, coloc_inst_t *o, int64_t need)
+{
+    while (o->run_tail && o->kv_used + need > c->kv_cap_tok) {
+        sim_req_t *v = o->run_tail;
+        run_remove(o, v);
+        o->kv_used -= cur_ctx(o, v);
+        /* Keep its intervals so far: the ring moves on without it. */
+        size_t n = collect(c, o, v, o->iter, 0);
+        sim_grow((void **)&v->tbt_saved, &v->cap_tbt_saved, v->n_tbt_saved + n,
+                 sizeof *v->tbt_saved, "preempted intervals");
+        memcpy(v->tbt_saved + v->n_tbt_saved, c->scratch, n * sizeof *c->scratch);
+        v->n_tbt_saved += n;
+        if (o->iter > v->join_iter)
+            v->last_tok_ns = o->ring[(size_t)(o->iter - 1) & (o->ring_cap - 1)];
+        v->ctx_tok = 0;
+        v->prefilled_tok = 0;
+        v->preemptions++;
+        wait_push(o, v, 1);
+    }
+}
+
+static void kick(sim_cluster_t *c, coloc_inst_t *o)
+{
+    if (o->busy)
+        return;
+    if (c->co_cache) /* the prefix cache lives in VRAM running requests leave free */
+        sim_kvpool_set_capacity(c->co_cache, o->idx, SIM_TIER_DRAM,
+                                (c->kv_cap_tok - o->kv_used) / TRACE_BLOCK_TOK);
+    o->n_step_pf = 0;
+    o->chunk_req = NULL;
+    o->chunk_tok = 0;
+    o->step_decodes = 0;
+    sim_time_t dur = 0;
+    if (!c->a.coloc_chunked) {
+        /* Prefills first (vLLM v0.5): as many waiting prompts as fit the
+         * step's token budget, the batch limit and the VRAM. */
+        int64_t budget = c->a.coloc_prefill_tok;
+        while (o->wait_head && o->n_run + (int64_t)o->n_step_pf < c->a.decode_max_batch) {
+            sim_req_t *r = o->wait_head;
+            int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
+            if (o->n_step_pf > 0 && ctx - cached > budget)
+                break;
+            if (o->kv_used + ctx + 1 > c->kv_cap_tok)
+                break;
+            wait_pop(o);
+            budget -= ctx - cached;
+            r->cached_tok = cached;
+            r->ctx_tok = ctx;
+            o->kv_used += ctx;
+            if (r->gen_tok == 0)
+                r->prefill_start_ns = sim_evq_now(c->evq);
+            /* Batched prompts share one pass's fixed part. */
+            sim_time_t t = model_cost_prefill_ns(c->a.cost, ctx, cached);
+            if (o->n_step_pf > 0)
+                t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+            sim_metrics_prefill_busy(c->m, t);
+            dur += t;
+            sim_grow((void **)&o->step_pf, &o->cap_step_pf, o->n_step_pf + 1, sizeof *o->step_pf,
+                     "coloc step");
+            o->step_pf[o->n_step_pf++] = r;
+        }
+        if (o->n_step_pf == 0 && o->n_run > 0) {
+            make_room(c, o, o->n_run);
+            o->step_decodes = o->n_run > 0;
+            if (o->step_decodes)
+                dur = model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used);
+        }
+    } else {
+        /* One iteration: every running decode plus a chunk of the head
+         * prompt, within the token budget. */
+        if (o->n_run > 0) {
+            make_room(c, o, o->n_run);
+            o->step_decodes = o->n_run > 0;
+        }
+        int64_t room = c->a.coloc_chunk_tok - o->n_run;
+        sim_req_t *r = o->wait_head;
+        if (r && room > 0 && o->n_run < c->a.decode_max_batch) {
+            if (r->prefilled_tok == 0) { /* starting: reserve its context */
+                int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
+                if (o->kv_used + o->n_run + ctx + 1 <= c->kv_cap_tok) {
+                    r->cached_tok = cached;
+                    r->prefilled_tok = cached;
+                    r->ctx_tok = ctx;
+                    o->kv_used += ctx;
+                    if (r->gen_tok == 0)
+                        r->prefill_start_ns = sim_evq_now(c->evq);
+                } else {
+                    r = NULL;
+                }
+            }
+            if (r) {
+                o->chunk_req = r;
+                int first = r->prefilled_tok == r->cached_tok;
+                o->chunk_tok = SIM_MIN(room, r->ctx_tok - r->prefilled_tok);
+                sim_time_t t = model_cost_prefill_ns(c->a.cost, r->prefilled_tok + o->chunk_tok,
+                                                     r->prefilled_tok);
+                if (!first) /* the prompt's fixed part was paid by its first chunk */
+                    t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+                sim_metrics_prefill_busy(c->m, t);
+                dur += t;
+            }
+        }
+        if (o->step_decodes)
+            dur += model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used);
+    }
+    if (!o->step_decodes && o->n_step_pf == 0 && !o->chunk_req)
+        return; /* idle: nothing fits or nothing to do */
+    o->busy = 1;
+    o->step_start = sim_evq_now(c->evq);
+    sim_evq_after(c->evq, dur, step_done, o, 0);
+}
+
+static void finish_request(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r)
+{
+    size_t n = collect(c, o, r, o->iter, 0);
+    sim_cluster_tbt_finish(c, r, n);
+    o->outstanding--;
+    sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
+}
+
+/* A prompt is computed: its first (or next, after a preemption) token
+ * comes out now, and it joins the running set. */
+static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_time_t now)
+{
+    if (c->co_cache && r->gen_tok == 0)
+        sim_kvpool_access(c->co_cache, o->idx, r->blocks, r->n_blocks);
+    if (r->gen_tok == 0) {
+        r->first_token_ns = now;
+    } else { /* the token after a recompute: its interval spans the stall */
+        sim_grow((void **)&r->tbt_saved, &r->cap_tbt_saved, r->n_tbt_saved + 1,
+                 sizeof *r->tbt_saved, "preempted intervals");
+        r->tbt_saved[r->n_tbt_saved++] = now - r->last_tok_ns;
+    }
+    r->gen_tok++;
+    r->last_tok_ns = now;
+    r->prefilled_tok = 0;
+    if (r->gen_tok >= r->output_tok) {
+        o->kv_used -= r->ctx_tok;
+        finish_request(c, o, r);
+        return;
+    }
+    r->ctx_tok += 1;
+    o->kv_used += 1;
+    r->join_iter = o->iter;
+    sim_grow((void **)&o->fresh, &o->cap_fresh, o->n_fresh + 1, sizeof *o->fresh, "coloc fresh");
+    o->fresh[o->n_fresh++] = r;
+    r->finish_iter = o->iter + (r->output_tok - r->gen_tok) - 1;
+    ring_reserve(o, (size_t)(r->output_tok - r->gen_tok) + 1);
+    run_add(o, r);
+}
+
+static void step_done(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    coloc_inst_t *o = obj;
+    (void)arg;
+    sim_time_t now = sim_evq_now(c->evq);
+    o->busy = 0;
+    if (o->step_decodes) {
+        int64_t k = o->iter;
+        /* Run-wide TBT: requests that produced a token last iteration
+         * waited since then (prefill stalls included); new ones since
+         * their previous token. */
+        int64_t n_new = 0;
+        for (size_t i = 0; i < o->n_fresh; i++) {
+            sim_req_t *r = o->fresh[i];
+            if (r->join_iter == k && r->heap_pos < o->n_heap && o->heap[r->heap_pos] == r) {
+                sim_metrics_tbt(c->m, now - r->last_tok_ns, 1);
+                n_new++;
+            }
+        }
+        o->n_fresh = 0;
+        if (o->n_run > n_new)
+            sim_metrics_tbt(c->m, now - o->ring[(size_t)(k - 1) & (o->ring_cap - 1)],
+                            (uint64_t)(o->n_run - n_new));
+        o->ring[(size_t)k & (o->ring_cap - 1)] = now;
+        o->iter++;
+        sim_metrics_decode_iter(c->m, now - o->step_start, o->n_run);
+        o->kv_used += o->n_run;
+        while (o->n_heap > 0 && o->heap[0]->finish_iter == k) {
+            sim_req_t *r = o->heap[0];
+            run_remove(o, r);
+            o->kv_used -= cur_ctx(o, r);
+            finish_request(c, o, r);
+        }
+    }
+    for (size_t i = 0; i < o->n_step_pf; i++)
+        prompt_done(c, o, o->step_pf[i], now);
+    if (o->chunk_req) {
+        sim_req_t *r = o->chunk_req;
+        r->prefilled_tok += o->chunk_tok;
+        if (r->prefilled_tok >= r->ctx_tok) {
+            wait_pop(o);
+            prompt_done(c, o, r, now);
+        }
+    }
+    kick(c, o);
+}
+
+/* ---- routing and life cycle ---- */
+
+void sim_coloc_enqueue(sim_cluster_t *c, sim_req_t *r)
+{
+    int n = c->a.n_colocated, pick = 0;
+    if (c->a.coloc_route_least) {
+        for (int i = 1; i < n; i++)
+            if (c->co[i].outstanding < c->co[pick].outstanding)
+                pick = i;
+    } else {
+        pick = c->co_rr;
+        c->co_rr = (c->co_rr + 1) % n;
+    }
+    coloc_inst_t *o = &c->co[pick];
+    r->prefill_inst = r->decode_inst = pick;
+    o->outstanding++;
+    wait_push(o, r, 0);
+    kick(c, o);
+}
+
+void sim_coloc_init(sim_cluster_t *c)
+{
+    int n = c->a.n_colocated;
+    c->co = sim_xcalloc((size_t)n, sizeof *c->co, "colocated instances");
+    for (int i = 0; i < n; i++)
+        c->co[i].idx = i;
+    if (c->a.coloc_prefix_cache) {
+        int64_t caps[SIM_N_TIERS] = {c->kv_cap_tok / TRACE_BLOCK_TOK, 0};
+        c->co_cache = sim_kvpool_new(n, caps, &sim_evict_lru, 0);
+    }
+}
+
+void sim_coloc_free(sim_cluster_t *c)
+{
+    for (int i = 0; c->co && i < c->a.n_colocated; i++) {
+        sim_free(c->co[i].heap);
+        sim_free(c->co[i].ring);
+        sim_free(c->co[i].step_pf);
+        sim_free(c->co[i].fresh);
+    }
+    sim_free(c->co);
+    sim_kvpool_free(c->co_cache);
+}

@@ -1,0 +1,234 @@
+/* tests/test_colocated.c: the vLLM-like baselines: a prefill stalls the
+ * running decodes (exact times, two requests), chunked prefill bounds the
+ * iteration time, preemption frees VRAM and recomputes, the HBM prefix
+ * cache hits on a repeated prompt; and the dataset generators' means. */
+#include "tests/tests.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost.h"
+#include "sim/run.h"
+
+static sim_config_t cfg;
+
+static void coloc_config(const char *trace, const char *system, int instances)
+{
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", trace);
+    cfg.cluster.prefill = cfg.cluster.decode = 0;
+    cfg.cluster.colocated = instances;
+    snprintf(cfg.colocated.system, sizeof cfg.colocated.system, "%s", system);
+}
+
+/* Run; returns requests.csv (free it) and the summary via *sum. */
+static char *run_csv(const char *name, json_t **sum)
+{
+    char out[512];
+    snprintf(out, sizeof out, "%s/%s", tests_tmpdir(), name);
+    sim_run_opts_t o = {.config_src = name, .out_dir = out, .data_dir = "."};
+    sim_run_result_t res;
+    sim_err_t err;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    if (sum)
+        *sum = res.summary;
+    else
+        json_decref(res.summary);
+    char p[600];
+    snprintf(p, sizeof p, "%s/requests.csv", out);
+    char *csv = tests_read_file(p, NULL);
+    ck_assert_ptr_nonnull(csv);
+    return csv;
+}
+
+/* The row of request id in csv (rows are in completion order). */
+static int row_of(const char *csv, int id)
+{
+    for (int row = 1;; row++)
+        if ((int)csv_field(csv, row, 0) == id)
+            return row;
+}
+
+static model_cost_t *cost(void)
+{
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+static const int two[][3] = {{0, 1000, 40}, {500, 8000, 3}};
+
+/* Request 1 arrives while request 0 decodes: at the next iteration
+ * boundary its prefill runs and request 0 waits the whole of it. */
+START_TEST(test_prefill_stalls_decodes)
+{
+    coloc_config(tests_trace_of("stall.jsonl", two, 2), "vllm", 1);
+    char *csv = run_csv("stall", NULL);
+    model_cost_t *c = cost();
+    double t = (double)model_cost_prefill_ns(c, 1000, 0) / 1e9;
+    int64_t ctx0 = 1001;
+    while (t < 0.5) { /* request 0 alone */
+        t += (double)model_cost_decode_ns(c, 1, ctx0) / 1e9;
+        ctx0++;
+    }
+    double p1 = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
+    double stall_gap = p1 + (double)model_cost_decode_ns(c, 2, ctx0 + 8001) / 1e9;
+    model_cost_free(c);
+    int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
+    ck_assert_double_eq_tol(csv_field(csv, r1, 8), t + p1 - 0.5, 2e-6); /* ttft of request 1 */
+    ck_assert_double_eq_tol(csv_field(csv, r0, 11), stall_gap, 2e-6);   /* tbt_max of request 0 */
+    free(csv);
+}
+END_TEST
+
+/* With a 512-token budget the long prompt is computed in chunks between
+ * decode tokens: request 0 never waits long. */
+START_TEST(test_chunked_prefill_bounds_iterations)
+{
+    coloc_config(tests_trace_of("chunk.jsonl", two, 2), "vllm_cp", 1);
+    char *csv = run_csv("chunk", NULL);
+    model_cost_t *c = cost();
+    /* The worst iteration: two decodes at the largest context plus the
+     * costliest chunk (the first, which pays the pass's fixed part, or the
+     * last, which attends to everything before it). */
+    double first = (double)model_cost_prefill_ns(c, 511, 0);
+    double last = (double)(model_cost_prefill_ns(c, 8000, 8000 - 511) - model_cost_prefill_fixed_ns(c));
+    double bound = ((double)model_cost_decode_ns(c, 2, 1050 + 8001) + fmax(first, last)) / 1e9;
+    double whole = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
+    model_cost_free(c);
+    double mx = csv_field(csv, row_of(csv, 0), 11);
+    ck_assert_double_le(mx, bound + 1e-6);
+    ck_assert_double_lt(mx, whole / 3);
+    free(csv);
+}
+END_TEST
+
+/* VRAM for 21,972 tokens: two 10k-token prompts fit, but their outputs do
+ * not; the later one is preempted (its KV freed) and recomputed, prompt
+ * and tokens so far, which stalls it for a whole prefill. Both complete. */
+START_TEST(test_preemption_recomputes)
+{
+    static const int big[][3] = {{0, 10000, 2000}, {100, 10000, 2000}};
+    coloc_config(tests_trace_of("preempt.jsonl", big, 2), "vllm", 1);
+    cfg.cluster.vram_reserve_frac = 0.77;
+    json_t *sum;
+    char *csv = run_csv("preempt", &sum);
+    json_t *req = json_object_get(sum, "requests");
+    ck_assert_int_eq(json_integer_value(json_object_get(req, "completed")), 2);
+    ck_assert_int_ge(json_integer_value(json_object_get(json_object_get(sum, "decode"), "preemptions")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sum, "sim"), "decode_kv_capacity_tokens")), 21972);
+    json_decref(sum);
+    int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
+    ck_assert_double_eq(csv_field(csv, r0, 25), 0);
+    ck_assert_double_ge(csv_field(csv, r1, 25), 1);
+    ck_assert_double_lt(csv_field(csv, r0, 13), csv_field(csv, r1, 13)); /* 0 finishes first */
+    model_cost_t *c = cost();
+    double recompute = (double)model_cost_prefill_ns(c, 10000, 0) / 1e9;
+    model_cost_free(c);
+    ck_assert_double_gt(csv_field(csv, r1, 11), recompute); /* its longest wait */
+    free(csv);
+}
+END_TEST
+
+/* vllm_pc: the same prompt again hits the HBM prefix cache (all but the
+ * last token) and its prefill is that much shorter; plain vllm does not. */
+START_TEST(test_prefix_cache_hits)
+{
+    static const int again[][3] = {{0, 8000, 4}, {60000, 8000, 4}};
+    const char *tp = tests_trace_of("again.jsonl", again, 2);
+    model_cost_t *c = cost();
+    double full = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
+    double hit = (double)model_cost_prefill_ns(c, 8000, 7999) / 1e9;
+    model_cost_free(c);
+    for (int pc = 0; pc < 2; pc++) {
+        coloc_config(tp, pc ? "vllm_pc" : "vllm", 1);
+        char *csv = run_csv(pc ? "pc1" : "pc0", NULL);
+        int r1 = row_of(csv, 1);
+        ck_assert_double_eq(csv_field(csv, r1, 7), pc ? 7999 : 0);
+        ck_assert_double_eq_tol(csv_field(csv, r1, 8), pc ? hit : full, 2e-6);
+        free(csv);
+    }
+}
+END_TEST
+
+/* Routing: least_loaded spreads simultaneous requests, round_robin in turn. */
+START_TEST(test_routing)
+{
+    static const int four[][3] = {{0, 2000, 50}, {0, 2000, 50}, {0, 2000, 50}, {0, 2000, 50}};
+    coloc_config(tests_trace_of("route.jsonl", four, 4), "vllm", 2);
+    char *csv = run_csv("route", NULL);
+    int on1 = 0;
+    for (int id = 0; id < 4; id++)
+        on1 += csv_field(csv, row_of(csv, id), 5) == 1;
+    ck_assert_int_eq(on1, 2);
+    free(csv);
+}
+END_TEST
+
+static double gen_mean(const char *kind, int output, double *reuse)
+{
+    trace_gen_params_t g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.kind, sizeof g.kind, "%s", kind);
+    g.requests = 20000;
+    g.rate_rps = 2;
+    g.prompt_tok = 65536;
+    trace_open_args_t a = {.gen = &g, .seed = 9, .speed = 1};
+    sim_err_t err;
+    trace_t *t = trace_open(&a, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    trace_req_t r;
+    double sum = 0, n = 0, total_blocks = 0, seen_blocks = 0;
+    uint64_t max_id = 0;
+    int first = 1;
+    while (trace_next(t, &r, &err) == TRACE_OK) {
+        sum += (double)(output ? r.output_tok : r.input_tok);
+        n++;
+        for (uint32_t b = 0; b < r.n_blocks; b++) {
+            total_blocks++;
+            if (!first && r.blocks[b] <= max_id)
+                seen_blocks++; /* ids are handed out in order: a lower one was seen */
+        }
+        for (uint32_t b = 0; b < r.n_blocks; b++)
+            max_id = r.blocks[b] > max_id ? r.blocks[b] : max_id;
+        first = 0;
+    }
+    trace_close(t);
+    if (reuse)
+        *reuse = seen_blocks / total_blocks;
+    return sum / n;
+}
+
+START_TEST(test_dataset_generators)
+{
+    double reuse;
+    ck_assert_double_eq_tol(gen_mean("arxiv", 0, &reuse), 8088, 8088 * 0.02);
+    ck_assert_double_lt(reuse, 0.001);
+    ck_assert_double_eq_tol(gen_mean("arxiv", 1, NULL), 229, 229 * 0.02);
+    ck_assert_double_eq_tol(gen_mean("leval", 0, &reuse), 19019, 19019 * 0.02);
+    ck_assert_double_gt(reuse, 0.8);
+    ck_assert_double_eq_tol(gen_mean("leval", 1, NULL), 72, 72 * 0.02);
+    ck_assert_double_eq(gen_mean("longctx", 0, &reuse), 65536);
+    ck_assert_double_eq_tol(reuse, 0.5, 0.01);
+    ck_assert_double_eq(gen_mean("longctx", 1, NULL), 512);
+}
+END_TEST
+
+Suite *test_colocated_suite(void)
+{
+    Suite *s = suite_create("colocated");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_prefill_stalls_decodes);
+    tcase_add_test(tc, test_chunked_prefill_bounds_iterations);
+    tcase_add_test(tc, test_preemption_recomputes);
+    tcase_add_test(tc, test_prefix_cache_hits);
+    tcase_add_test(tc, test_routing);
+    tcase_add_test(tc, test_dataset_generators);
+    suite_add_tcase(s, tc);
+    return s;
+}
