@@ -7,6 +7,7 @@
 #   make bench      replay the conversation trace and report wall time
 #   make traces     download the public Mooncake traces into traces/data/
 #   make figures    the experiments: tables, CSVs and PNGs under results/
+#   make reproduce  the end-to-end comparisons with vLLM, one summary table
 #   make golden-update  refresh tests/golden/ from the current build
 #   make echo       print the effective flags (V=1 shows every command)
 # Switches: WERROR=1 (warnings are errors), SANITIZE=address,undefined, OPT=-O0
@@ -46,7 +47,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: FORCE figures all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
+.PHONY: FORCE figures reproduce all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
 
 all: $(BIN)
 
@@ -137,18 +138,27 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 
+# The simulator's speed: the conversation trace (two set-ups), one
+# capacity run of a vLLM baseline, and the whole of make reproduce.
 bench: deps
 	@$(MAKE) --no-print-directory all
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
+	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_experiments.sh
 
 FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_capacity.sh \
 	experiments/fast25/pool_ttft.sh experiments/fast25/fig14_breakdown.sh \
 	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh \
 	experiments/fast25/fig5_scheduling.sh experiments/fast25/fig10_local_global.sh \
-	experiments/fast25/threshold_sweep.sh
+	experiments/fast25/threshold_sweep.sh experiments/fast25/capacity.sh \
+	experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
+	experiments/arxiv/fig12_longctx.sh experiments/arxiv/fig13_real.sh
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done
+
+reproduce: deps
+	@$(MAKE) --no-print-directory all
+	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/reproduce.sh
 
 golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)

@@ -1,7 +1,8 @@
 # experiments/lib.sh: shared by the experiment scripts (sourced): ROOT and
 # BIN, trace lookup through MOONCAKE_TRACES, the trace cache JSON to CSV.
 set -eu
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[ -f "$ROOT/Makefile" ] || ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/bin/mooncake-sim"
 [ -x "$BIN" ] || { echo "$0: build first (make)" >&2; exit 2; }
 trace_file() { # name without extension -> existing .jsonl.zst or .jsonl

@@ -1,0 +1,23 @@
+# plots/arxiv_e2e.gp: P90 TTFT and P90 TBT, normalized to their SLOs,
+# against the arrival rate, per workload and system.
+# Input: datafile (workload,system,rate_rps,ttft_p90_norm,tbt_p90_norm,ok), outfile, workloads.
+n = words(workloads)
+set terminal pngcairo size 420 * n, 700 font ",10" noenhanced
+set output outfile
+set datafile separator ","
+set multiplot layout 2, n
+set logscale y
+set grid
+set key top left
+do for [row = 1:2] {
+    do for [i = 1:n] {
+        w = word(workloads, i)
+        set title w.(row == 1 ? ": P90 TTFT / SLO" : ": P90 TBT / SLO")
+        set xlabel "requests per second"
+        col = row == 1 ? 4 : 5
+        plot for [s in "mooncake_3p1d mooncake_2p2d vllm_4m"] datafile every ::1 using \
+            ((strcol(1) eq w && strcol(2) eq s) ? $3 : NaN):col with linespoints lw 2 pt 7 title s, \
+            1 with lines dt 2 lc rgb "black" notitle
+    }
+}
+unset multiplot
