@@ -3,10 +3,14 @@
 
 #include <string.h>
 
+#include "sim/cluster.h"
 #include "sim/registry.h"
 
 static const sim_admit_ops_t *const admit_registry[] = {
     &sim_admit_none,
+    &sim_admit_baseline,
+    &sim_admit_early,
+    &sim_admit_predictive,
 };
 
 const sim_admit_ops_t *sim_admit_find(const char *name)
@@ -17,4 +21,18 @@ const sim_admit_ops_t *sim_admit_find(const char *name)
 void sim_admit_names(char *buf, size_t len)
 {
     sim_registry_names((const void *const *)admit_registry, SIM_REGISTRY_LEN(admit_registry), buf, len);
+}
+
+double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r)
+{
+    return (double)sim_cluster_best_ttft_ns(c, r) / (double)sim_cluster_args(c)->slo_ttft_ns;
+}
+
+double sim_admit_decode_load(const sim_cluster_t *c, sim_time_t at_ns)
+{
+    const sim_cluster_args_t *a = sim_cluster_args(c);
+    sim_time_t t_d = a->admit_t_d_ns ? a->admit_t_d_ns
+                                     : sim_cluster_mean_decode_ns(c, a->admit_t_d_init_ns);
+    return (double)sim_cluster_forecast_tbt_ns(c, at_ns, t_d, a->admit_oracle) /
+           (double)a->slo_tbt_ns;
 }

@@ -22,6 +22,16 @@ typedef struct sim_admit_ops {
 } sim_admit_ops_t;
 
 extern const sim_admit_ops_t sim_admit_none;
+extern const sim_admit_ops_t sim_admit_baseline;
+extern const sim_admit_ops_t sim_admit_early;
+extern const sim_admit_ops_t sim_admit_predictive;
+
+/* Loads as the paper defines them (1 = at the SLO). */
+/* Prefill: r's best predicted TTFT / TTFT SLO. */
+double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r);
+/* Decode: the forecast mean TBT over decode instances at at_ns / TBT SLO
+ * (at_ns = now: the load as it is). */
+double sim_admit_decode_load(const sim_cluster_t *c, sim_time_t at_ns);
 
 const sim_admit_ops_t *sim_admit_find(const char *name);
 void sim_admit_names(char *buf, size_t len);

@@ -84,10 +84,23 @@ static void ts_row(sim_cluster_t *c)
         row.blocks_multi = multi;
         row.hot_replications = c->hot_replications;
     }
-    for (int i = 0; i < c->a.n_prefill; i++)
-        row.prefill_wait_s_max = fmax(row.prefill_wait_s_max,
-                                      (double)sim_cluster_prefill_wait_ns(c, i) / 1e9);
+    double *pl = sim_xcalloc((size_t)(c->a.n_prefill + c->a.n_decode) + 1, sizeof *pl, "loads");
+    double *dl = pl + c->a.n_prefill;
+    for (int i = 0; i < c->a.n_prefill; i++) {
+        sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
+        row.prefill_wait_s_max = fmax(row.prefill_wait_s_max, (double)w / 1e9);
+        pl[i] = (double)w / (double)c->a.slo_ttft_ns;
+    }
+    for (int j = 0; j < c->a.n_decode; j++) {
+        const decode_inst_t *d = &c->dc[j];
+        dl[j] = d->n_batch ? (double)model_cost_decode_ns(c->a.cost, (int64_t)d->n_batch, d->ctx_tok) /
+                                 (double)c->a.slo_tbt_ns
+                           : 0;
+    }
+    row.prefill_load = pl;
+    row.decode_load = dl;
     sim_metrics_ts_row(c->m, &row);
+    sim_free(pl);
     c->ts_prev_ns = now;
 }
 
@@ -341,4 +354,101 @@ sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const 
 {
     const decode_inst_t *d = &c->dc[j];
     return model_cost_decode_ns(c->a.cost, d->n_assigned + 1, d->tok_assigned + r->input_tok);
+}
+
+/* ---- overload view ---- */
+
+sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
+{
+    sim_time_t best = INT64_MAX;
+    for (int i = 0; i < c->a.n_prefill; i++) {
+        sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_prefill_predict_ns(c, i, r, 0);
+        best = t < best ? t : best;
+    }
+    return best == INT64_MAX ? 0 : best;
+}
+
+sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    int64_t n = (int64_t)d->n_batch + 1, ctx = d->ctx_tok + r->input_tok;
+    for (const sim_req_t *w = d->wait_head; w; w = w->next) {
+        n++;
+        ctx += w->input_tok;
+    }
+    return model_cost_decode_ns(c->a.cost, n, ctx);
+}
+
+sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
+{
+    return c->decode_n ? c->decode_ns_sum / c->decode_n : fallback_ns;
+}
+
+void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                 int oracle, int64_t *n, int64_t *ctx)
+{
+    int nd = c->a.n_decode;
+    sim_time_t now = sim_evq_now(c->evq);
+    memset(n, 0, (size_t)nd * sizeof *n);
+    memset(ctx, 0, (size_t)nd * sizeof *ctx);
+    sim_time_t *iter = sim_xmalloc((size_t)nd * sizeof *iter + 1, "forecast iter");
+    for (int j = 0; j < nd; j++) {
+        const decode_inst_t *d = &c->dc[j];
+        iter[j] = d->n_batch ? model_cost_decode_ns(c->a.cost, (int64_t)d->n_batch, d->ctx_tok)
+                             : model_cost_decode_ns(c->a.cost, 1, 0);
+    }
+    /* When each request still in prefill will reach decode: its instance's
+     * running prefill ends, then the queue in order. */
+    for (int i = 0; i < c->a.n_prefill; i++) {
+        const prefill_inst_t *p = &c->pf[i];
+        sim_time_t t = p->running ? p->run_end_ns : now;
+        if (p->running)
+            p->running->forecast_join_ns = t;
+        for (sim_req_t *q = p->head; q; q = q->next) {
+            t += q->pred_prefill_ns;
+            q->forecast_join_ns = t;
+        }
+    }
+    for (const sim_req_t *r = c->live; r; r = r->live_next) {
+        if (r->status != SIM_REQ_ACTIVE || r->decode_inst < 0 || r->output_tok <= 1)
+            continue;
+        int j = r->decode_inst;
+        sim_time_t join, leave;
+        int64_t rctx = r->input_tok;
+        if (r->decode_join_ns > 0) { /* decoding */
+            const decode_inst_t *d = &c->dc[j];
+            join = r->decode_join_ns;
+            rctx += 1 + (d->iter - r->join_iter);
+            leave = oracle ? now + (r->finish_iter - d->iter + 1) * iter[j] : join + t_d_ns;
+        } else {
+            /* in prefill (forecast_join set above), or prefilled and on its way */
+            join = r->prefill_done || r->prefill_inst < 0 ? now : SIM_MAX(r->forecast_join_ns, now);
+            leave = join + (oracle ? (r->output_tok - 1) * iter[j] : t_d_ns);
+        }
+        if (join <= at_ns && at_ns < leave) {
+            n[j]++;
+            ctx[j] += rctx;
+        }
+    }
+    sim_free(iter);
+}
+
+sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                       int oracle)
+{
+    int nd = c->a.n_decode;
+    if (nd == 0)
+        return 0;
+    int64_t *n = sim_xcalloc((size_t)nd * 2, sizeof *n, "forecast");
+    int64_t *ctx = n + nd;
+    sim_cluster_forecast_decode(c, at_ns, t_d_ns, oracle, n, ctx);
+    sim_time_t sum = 0;
+    int busy = 0;
+    for (int j = 0; j < nd; j++)
+        if (n[j] > 0) {
+            sum += model_cost_decode_ns(c->a.cost, n[j], ctx[j]);
+            busy++;
+        }
+    sim_free(n);
+    return busy ? sum / busy : 0;
 }

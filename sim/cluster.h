@@ -53,6 +53,12 @@ typedef struct sim_cluster_args {
     int64_t coloc_prefill_tok;   /* most prompt tokens in one prefill step */
     int coloc_route_least;       /* route to the instance with the fewest requests */
     int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
+    /* Admission (overload). */
+    double admit_threshold;      /* a load above this rejects */
+    sim_time_t admit_t_d_ns;     /* uniform decode time; 0: learned mean */
+    sim_time_t admit_t_d_init_ns; /* the learned mean's value before any completion */
+    sim_time_t admit_horizon_ns; /* 0: the request's own predicted TTFT */
+    int admit_oracle;            /* request-level prediction with true output lengths */
     /* The KVCache pool: NULL policy = no reuse. Capacities per node in
      * blocks (-1 unlimited, 0 none). */
     const sim_evict_ops_t *cache_policy;
@@ -116,6 +122,29 @@ sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const
 /* For each prefill instance, the leading blocks of r its node holds (out
  * has n_prefill entries); 0 for all when the pool is off. */
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out);
+/* Overload view (admission). */
+/* The prefill load r would meet: its lowest predicted TTFT over prefill
+ * instances (queue wait + its prefill there), in ns. */
+sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r);
+/* Decode instance j's iteration time now with r added to its batch and to
+ * the requests waiting there for a slot. */
+sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
+/* Forecast of the mean decode iteration time (TBT) over decode instances
+ * at absolute time at_ns: requests decoding now stay until they finish,
+ * requests in prefill join when their predicted prefill ends. How long a
+ * request decodes: t_d_ns each (system level) or, with oracle, its real
+ * remaining tokens at the instance's current iteration time. O(requests
+ * in flight). 0 when no decode instance would be busy. */
+sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                       int oracle);
+/* The forecast's batch per decode instance: n[j] requests with ctx[j]
+ * context tokens at at_ns (arrays of n_decode). */
+void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                 int oracle, int64_t *n, int64_t *ctx);
+/* Mean observed decode duration (first decode step to the last token) of
+ * completed requests; fallback_ns before the first one. */
+sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns);
+
 /* Predicted time to fetch r's first blocks [have, want) from prefill
  * instance src's node to instance dst's, from the network's state now. */
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,

@@ -61,6 +61,8 @@ struct sim_cluster {
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
+    sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
+    int64_t decode_n;
     coloc_inst_t *co;           /* colocated instances, when n_colocated > 0 */
     sim_kvpool_t *co_cache;     /* their HBM prefix caches (one node each) */
     int co_rr;

@@ -123,7 +123,18 @@ static const field_t fields[] = {
        "1.5", "kvcentric fetches a longer prefix when best / own exceeds this"),
     FI("scheduler.slo_reject", scheduler.slo_reject, 0, 1, "1",
        "kvcentric rejects at arrival a request predicted to miss its TTFT or TBT SLO"),
-    FS("admission.policy", admission.policy, "none", "admission control: none"),
+    FS("admission.policy", admission.policy, "none",
+       "admission control: none, baseline, early, predictive"),
+    FD("admission.threshold", admission.threshold, 0.01, 100, "1",
+       "a predicted load (TTFT / TTFT SLO, TBT / TBT SLO) above this rejects"),
+    FD("admission.t_d_s", admission.t_d_s, 0, 1e6, "0",
+       "predictive: uniform decode time per request, s (0: the running mean of observed ones)"),
+    FD("admission.t_d_init_s", admission.t_d_init_s, 0.001, 1e6, "10",
+       "predictive: t_d before any request has finished decoding, s"),
+    FD("admission.horizon_s", admission.horizon_s, 0, 1e6, "0",
+       "predictive: forecast this far ahead, s (0: the request's own predicted TTFT)"),
+    FS("admission.predictor", admission.predictor, "system",
+       "predictive: system (uniform t_d) or oracle (each request's real output length)"),
     FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
        "calibration file for cost.model fitted; empty = built-in for the hardware"),
@@ -471,6 +482,14 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
     }
     if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
         return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
+    if (strcmp(c->admission.predictor, "system") != 0 && strcmp(c->admission.predictor, "oracle") != 0)
+        return sim_errf(err, "%s: $.admission.predictor: unknown predictor '%s' (valid: system, "
+                             "oracle)",
+                        src, c->admission.predictor);
+    if (strcmp(c->admission.policy, "none") != 0 && c->cluster.colocated > 0)
+        return sim_errf(err, "%s: $.admission.policy: admission control needs prefill and decode "
+                             "instances",
+                        src);
     if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
         return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
                         c->cache.scope);

@@ -54,6 +54,11 @@ typedef struct sim_config {
     } scheduler;
     struct {
         char policy[SIM_CFG_STR];
+        double threshold;
+        double t_d_s;
+        double t_d_init_s;
+        double horizon_s;
+        char predictor[SIM_CFG_STR];
     } admission;
     struct {
         char model[SIM_CFG_STR];

@@ -93,6 +93,8 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
     sim_cluster_tbt_finish(c, r, n);
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
+    c->decode_ns_sum += sim_evq_now(c->evq) - r->decode_join_ns;
+    c->decode_n++;
     sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
 }
 

@@ -25,6 +25,7 @@ struct sim_metrics {
     sim_time_t h2d_ns, ssd_ns;
     sim_time_t queue_ns_sum;
     FILE *ts;
+    int ts_np, ts_nd;
 };
 
 const char sim_metrics_csv_header[] =
@@ -35,7 +36,8 @@ const char sim_metrics_csv_header[] =
 
 const char sim_metrics_ts_header[] =
     "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
-    "prefill_wait_s_max,replicas_mean,blocks_multi,hot_replications\n";
+    "prefill_wait_s_max,replicas_mean,blocks_multi,hot_replications,prefill_load_mean,"
+    "decode_load_mean";
 
 sim_metrics_t *sim_metrics_new(FILE *csv, double ttft_slo_s, double tbt_slo_s)
 {
@@ -182,22 +184,44 @@ void sim_metrics_h2d(sim_metrics_t *m, int64_t bytes, sim_time_t ns)
     m->h2d_ns += ns;
 }
 
-void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts)
+void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts, int n_prefill, int n_decode)
 {
     m->ts = ts;
-    if (ts)
-        fputs(sim_metrics_ts_header, ts);
+    m->ts_np = n_prefill;
+    m->ts_nd = n_decode;
+    if (!ts)
+        return;
+    fputs(sim_metrics_ts_header, ts);
+    for (int i = 0; i < n_prefill; i++)
+        fprintf(ts, ",p%d_load", i);
+    for (int j = 0; j < n_decode; j++)
+        fprintf(ts, ",d%d_load", j);
+    fputc('\n', ts);
+}
+
+static double mean_of(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    return n ? s / n : 0;
 }
 
 void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
 {
     if (!m->ts)
         return;
-    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f,%.5f,%lld,%lld\n",
+    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f,%.5f,%lld,%lld,%.4f,%.4f",
             row->time_s, row->link_gbps[0], row->link_gbps[1], row->link_gbps[2],
             row->link_gbps[3], row->nic_util_mean, row->nic_util_max, (long long)row->flows,
             (long long)row->in_flight, row->prefill_wait_s_max, row->replicas_mean,
-            (long long)row->blocks_multi, (long long)row->hot_replications);
+            (long long)row->blocks_multi, (long long)row->hot_replications,
+            mean_of(row->prefill_load, m->ts_np), mean_of(row->decode_load, m->ts_nd));
+    for (int i = 0; i < m->ts_np; i++)
+        fprintf(m->ts, ",%.4f", row->prefill_load[i]);
+    for (int j = 0; j < m->ts_nd; j++)
+        fprintf(m->ts, ",%.4f", row->decode_load[j]);
+    fputc('\n', m->ts);
 }
 
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m) { return m->n; }

@@ -48,12 +48,17 @@ typedef struct sim_metrics_ts {
     double replicas_mean;  /* replicas per distinct block held */
     int64_t blocks_multi;  /* blocks with more than one replica */
     int64_t hot_replications; /* hot-spot replications so far */
+    /* Per-instance loads (the admission policies' definitions): prefill
+     * queue wait / TTFT SLO and decode iteration time / TBT SLO. */
+    const double *prefill_load;
+    const double *decode_load;
 } sim_metrics_ts_t;
 
 /* Header line of timeseries.csv. */
 extern const char sim_metrics_ts_header[];
-/* Write the header now and rows to ts from here on (ts may be NULL). */
-void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts);
+/* Write the header now and rows to ts from here on (ts may be NULL); rows
+ * carry n_prefill and n_decode per-instance loads. */
+void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts, int n_prefill, int n_decode);
 void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row);
 
 /* Counters for tests and the printed table. */

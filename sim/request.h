@@ -53,6 +53,7 @@ typedef struct sim_req {
     int preemptions;
     int inline_prefill;          /* Mooncake: prefilled on its decode node */
     struct sim_req *run_prev, *run_next; /* running list, admission order */
+    sim_time_t forecast_join_ns; /* scratch of the decode-load forecast */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
     sim_time_t first_token_ns;   /* end of prefill */

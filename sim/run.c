@@ -145,7 +145,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
             goto done;
     }
     m = sim_metrics_new(csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
-    sim_metrics_set_timeseries(m, tsf.f);
+    sim_metrics_set_timeseries(m, tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
     sim_net_profile_t prof;
     SIM_ASSERT(sim_net_profile_get(cfg->network.transport, &prof) == 0); /* validated */
     sim_cluster_args_t ka = {
@@ -175,6 +175,11 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .coloc_prefill_tok = cfg->colocated.prefill_tokens,
         .coloc_route_least = strcmp(cfg->colocated.routing, "least_loaded") == 0,
         .inline_prefill = (int)cfg->cluster.inline_prefill,
+        .admit_threshold = cfg->admission.threshold,
+        .admit_t_d_ns = (sim_time_t)llround(cfg->admission.t_d_s * 1e9),
+        .admit_t_d_init_ns = (sim_time_t)llround(cfg->admission.t_d_init_s * 1e9),
+        .admit_horizon_ns = (sim_time_t)llround(cfg->admission.horizon_s * 1e9),
+        .admit_oracle = strcmp(cfg->admission.predictor, "oracle") == 0,
         .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
         .cache_policy = cfg->cache.enabled && cfg->cluster.colocated == 0
                             ? sim_evict_find(cfg->cache.policy)

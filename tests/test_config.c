@@ -86,7 +86,7 @@ START_TEST(test_located_errors)
     EXPECT_ERR("evict.json", "{\"cache\": {\"policy\": \"arc\"}, \"trace\": {\"path\": \"a\"}}",
                "evict.json: $.cache.policy: unknown eviction policy 'arc' (valid: lru, lfu, length_aware)");
     EXPECT_ERR("adm.json", "{\"admission\": {\"policy\": \"x\"}, \"trace\": {\"path\": \"a\"}}",
-               "$.admission.policy: unknown admission policy 'x' (valid: none)");
+               "$.admission.policy: unknown admission policy 'x' (valid: none, baseline, early, predictive)");
 }
 END_TEST
 

@@ -16,6 +16,7 @@ Suite *test_kvpool_suite(void);
 Suite *test_net_suite(void);
 Suite *test_conductor_suite(void);
 Suite *test_colocated_suite(void);
+Suite *test_admission_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */
