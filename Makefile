@@ -151,7 +151,8 @@ FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_c
 	experiments/fast25/fig5_scheduling.sh experiments/fast25/fig10_local_global.sh \
 	experiments/fast25/threshold_sweep.sh experiments/fast25/capacity.sh \
 	experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
-	experiments/arxiv/fig12_longctx.sh experiments/arxiv/fig13_real.sh
+	experiments/arxiv/fig12_longctx.sh experiments/arxiv/fig13_real.sh \
+	experiments/arxiv/table3_overload.sh experiments/arxiv/fig9_fluctuation.sh
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done

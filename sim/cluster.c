@@ -368,15 +368,27 @@ sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
     return best == INT64_MAX ? 0 : best;
 }
 
+/* The TBT a decode instance gives n requests of ctx context tokens that
+ * reserve rsv tokens of VRAM: one iteration's time, stretched by how much
+ * the reservations overflow VRAM (those that do not fit wait their turn). */
+static sim_time_t effective_tbt_ns(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
+{
+    double t = (double)model_cost_decode_ns(c->a.cost, n, ctx);
+    double over = (double)rsv / (double)c->kv_cap_tok;
+    return (sim_time_t)llround(t * (over > 1 ? over : 1));
+}
+
 sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];
     int64_t n = (int64_t)d->n_batch + 1, ctx = d->ctx_tok + r->input_tok;
+    int64_t rsv = d->kv_used_tok + r->input_tok + r->output_tok;
     for (const sim_req_t *w = d->wait_head; w; w = w->next) {
         n++;
         ctx += w->input_tok;
+        rsv += w->input_tok + w->output_tok;
     }
-    return model_cost_decode_ns(c->a.cost, n, ctx);
+    return effective_tbt_ns(c, n, ctx, rsv);
 }
 
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
@@ -385,12 +397,13 @@ sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallbac
 }
 
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle, int64_t *n, int64_t *ctx)
+                                 int oracle, int64_t *n, int64_t *ctx, int64_t *rsv)
 {
     int nd = c->a.n_decode;
     sim_time_t now = sim_evq_now(c->evq);
     memset(n, 0, (size_t)nd * sizeof *n);
     memset(ctx, 0, (size_t)nd * sizeof *ctx);
+    memset(rsv, 0, (size_t)nd * sizeof *rsv);
     sim_time_t *iter = sim_xmalloc((size_t)nd * sizeof *iter + 1, "forecast iter");
     for (int j = 0; j < nd; j++) {
         const decode_inst_t *d = &c->dc[j];
@@ -428,6 +441,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
         if (join <= at_ns && at_ns < leave) {
             n[j]++;
             ctx[j] += rctx;
+            rsv[j] += r->input_tok + r->output_tok;
         }
     }
     sim_free(iter);
@@ -439,14 +453,14 @@ sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns,
     int nd = c->a.n_decode;
     if (nd == 0)
         return 0;
-    int64_t *n = sim_xcalloc((size_t)nd * 2, sizeof *n, "forecast");
-    int64_t *ctx = n + nd;
-    sim_cluster_forecast_decode(c, at_ns, t_d_ns, oracle, n, ctx);
+    int64_t *n = sim_xcalloc((size_t)nd * 3, sizeof *n, "forecast");
+    int64_t *ctx = n + nd, *rsv = n + 2 * nd;
+    sim_cluster_forecast_decode(c, at_ns, t_d_ns, oracle, n, ctx, rsv);
     sim_time_t sum = 0;
     int busy = 0;
     for (int j = 0; j < nd; j++)
         if (n[j] > 0) {
-            sum += model_cost_decode_ns(c->a.cost, n[j], ctx[j]);
+            sum += effective_tbt_ns(c, n[j], ctx[j], rsv[j]);
             busy++;
         }
     sim_free(n);

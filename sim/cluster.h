@@ -138,9 +138,11 @@ sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const 
 sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
                                        int oracle);
 /* The forecast's batch per decode instance: n[j] requests with ctx[j]
- * context tokens at at_ns (arrays of n_decode). */
+ * context tokens reserving rsv[j] tokens of VRAM at at_ns (arrays of
+ * n_decode). The TBT it implies is one iteration's time stretched by how
+ * far rsv overflows VRAM (requests that do not fit wait their turn). */
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle, int64_t *n, int64_t *ctx);
+                                 int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
 /* Mean observed decode duration (first decode step to the last token) of
  * completed requests; fallback_ns before the first one. */
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns);

@@ -139,9 +139,9 @@ START_TEST(test_forecast_matches_replay)
         /* from a fresh copy of the state: re-run to 12.5 s each time is
          * not needed, the forecast does not change the state */
         sim_time_t at = sim_evq_now(c->evq) + ahead * SIM_NS_PER_S;
-        int64_t n, ctx;
-        sim_cluster_forecast_decode(c, at, t_d, 0, &n, &ctx);
-        (void)ctx;
+        int64_t n, ctx, rsv;
+        sim_cluster_forecast_decode(c, at, t_d, 0, &n, &ctx, &rsv);
+        ck_assert_int_eq(rsv, n * 1301);
         /* Replay: how many of the requests known at 12.5 s decode at that
          * time? Each joins right after its prefill and leaves 9 s later.
          * (Later arrivals are unknown to a forecast made now.) */
