@@ -100,6 +100,17 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
 
 static void decode_iter_done(void *ctx, void *obj, int64_t arg);
 
+/* Queue r for a batch slot (its KV is in VRAM). */
+static void wait_append(decode_inst_t *d, sim_req_t *r)
+{
+    r->next = NULL;
+    if (d->wait_tail)
+        d->wait_tail->next = r;
+    else
+        d->wait_head = r;
+    d->wait_tail = r;
+}
+
 /* Admit waiting requests in FIFO order while the batch has a slot and the
  * VRAM left after weights holds their whole KV (input + output), then start
  * an iteration if the batch is not empty. */
@@ -182,12 +193,7 @@ static void kv_in_vram(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
     decode_inst_t *d = &c->dc[arg];
-    r->next = NULL;
-    if (d->wait_tail)
-        d->wait_tail->next = r;
-    else
-        d->wait_head = r;
-    d->wait_tail = r;
+    wait_append(d, r);
     if (!d->running)
         decode_kick(c, d);
 }
@@ -210,12 +216,7 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
     } else if (r->output_tok <= 1) {
         sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
     } else {
-        r->next = NULL;
-        if (d->wait_tail)
-            d->wait_tail->next = r;
-        else
-            d->wait_head = r;
-        d->wait_tail = r;
+        wait_append(d, r);
     }
     decode_kick(c, d);
 }

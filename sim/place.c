@@ -75,3 +75,22 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     }
     return best;
 }
+
+sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
+{
+    sim_place_scratch_t *s = sim_xmalloc(sizeof *s, "placement scratch");
+    size_t n = (size_t)sim_cluster_n_prefill(c) + 1;
+    s->leads = sim_xmalloc(n * sizeof *s->leads, "placement leads");
+    s->est = sim_xmalloc(n * sizeof *s->est, "placement estimates");
+    return s;
+}
+
+void sim_place_scratch_free(void *scratch)
+{
+    sim_place_scratch_t *s = scratch;
+    if (!s)
+        return;
+    sim_free(s->leads);
+    sim_free(s->est);
+    sim_free(s);
+}

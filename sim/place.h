@@ -56,6 +56,14 @@ typedef struct sim_place_est {
     int fetch_from;         /* prefill instance holding the longer prefix; -1: recompute */
 } sim_place_est_t;
 
+/* Per-instance scratch for sim_place_kv_estimate, owned by a policy. */
+typedef struct sim_place_scratch {
+    uint32_t *leads;
+    sim_place_est_t *est;
+} sim_place_scratch_t;
+sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
+void sim_place_scratch_free(void *scratch);
+
 /* Estimate r on every prefill instance (out: n_prefill entries; leads:
  * n_prefill scratch). With allow_fetch, an instance whose own prefix is
  * shorter than the best one cluster-wide fetches the difference when

@@ -63,12 +63,9 @@ static void ds_close(void *state)
     for (int i = 0; i < LEVAL_OPEN_DOCS; i++)
         sim_free(s->docs[i].ids);
     sim_free(s->ids);
-    if (s->r_arr)
-        gsl_rng_free(s->r_arr);
-    if (s->r_len)
-        gsl_rng_free(s->r_len);
-    if (s->r_sess)
-        gsl_rng_free(s->r_sess);
+    gsl_rng_free(s->r_arr); /* GSL accepts NULL */
+    gsl_rng_free(s->r_len);
+    gsl_rng_free(s->r_sess);
     sim_free(s);
 }
 

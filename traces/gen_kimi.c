@@ -169,12 +169,9 @@ static void kimi_close(void *state)
     for (size_t i = 0; i < s->cap; i++)
         sim_free(s->ring[i].ids);
     sim_free(s->ring);
-    if (s->r_arr)
-        gsl_rng_free(s->r_arr);
-    if (s->r_len)
-        gsl_rng_free(s->r_len);
-    if (s->r_sess)
-        gsl_rng_free(s->r_sess);
+    gsl_rng_free(s->r_arr); /* GSL accepts NULL */
+    gsl_rng_free(s->r_len);
+    gsl_rng_free(s->r_sess);
     sim_free(s);
 }
 

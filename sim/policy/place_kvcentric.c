@@ -10,31 +10,11 @@
 #include "sim/cluster.h"
 #include "sim/place.h"
 
-typedef struct kvc {
-    uint32_t *leads;
-    sim_place_est_t *est;
-} kvc_t;
-
-static void *kvc_init(const sim_cluster_t *c)
-{
-    kvc_t *s = sim_xmalloc(sizeof *s, "kvcentric");
-    size_t n = (size_t)sim_cluster_n_prefill(c);
-    s->leads = sim_xmalloc(n * sizeof *s->leads, "kvcentric leads");
-    s->est = sim_xmalloc(n * sizeof *s->est, "kvcentric estimates");
-    return s;
-}
-
-static void kvc_free(void *st)
-{
-    kvc_t *s = st;
-    sim_free(s->leads);
-    sim_free(s->est);
-    sim_free(s);
-}
+static void *kvc_init(const sim_cluster_t *c) { return sim_place_scratch_new(c); }
 
 static int kvc_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out)
 {
-    kvc_t *s = st;
+    sim_place_scratch_t *s = st;
     const sim_cluster_args_t *a = sim_cluster_args(c);
     int best = sim_place_kv_estimate(c, r, a->cache_global, a->kvcache_threshold, s->leads, s->est);
     const sim_place_est_t *e = &s->est[best];
@@ -57,6 +37,6 @@ const sim_place_ops_t sim_place_kvcentric = {
     .help = "Mooncake's Conductor (Algorithm 1): cache, queue and transfer-aware TTFT; "
             "rejects at arrival when an SLO would be missed",
     .init = kvc_init,
-    .free = kvc_free,
+    .free = sim_place_scratch_free,
     .place = kvc_place,
 };
