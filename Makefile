@@ -17,7 +17,8 @@ OPT ?= -O2
 WERROR ?= 0
 SANITIZE ?=
 
-DEB_PKGS := libgsl-dev libjansson-dev libcjson-dev libzstd-dev check gnuplot-nox pkg-config
+DEB_PKGS := libgsl-dev libjansson-dev libcjson-dev libzstd-dev check gnuplot-nox pkg-config \
+	libibverbs-dev
 PC_LIBS := gsl jansson libcjson libzstd
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion
@@ -47,7 +48,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: FORCE figures reproduce all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
+.PHONY: FORCE figures reproduce calib calib-gpu calib-net all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests
 
 all: $(BIN)
 
@@ -115,6 +116,7 @@ test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
+	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
 
 SAN_BUILD := build/san
@@ -156,6 +158,29 @@ FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_c
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done
+
+# Calibration microbenchmarks: not needed to run the simulator; make test
+# compiles them where their toolchains exist. calib/gpu needs nvcc (CUDA
+# runtime and cuBLAS; NVCC_ARCH picks the GPU generations, BF16 needs
+# sm_80+); calib/net's RDMA benchmark needs libibverbs-dev (in deps). Each
+# is skipped with a message when its toolchain is missing.
+NVCC ?= nvcc
+NVCC_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+CALIB_GPU := bin/mooncake-calib-gpu
+CALIB_RDMA := bin/mooncake-calib-rdma
+calib: calib-gpu calib-net
+
+calib-gpu:
+	@if command -v $(NVCC) >/dev/null 2>&1; then \
+	  mkdir -p bin && echo "  NVCC    calib/gpu/gpu_bench.cu" && \
+	  $(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -Werror all-warnings -o $(CALIB_GPU) calib/gpu/gpu_bench.cu -lcublas; \
+	else echo "calib-gpu: nvcc not found; skipped (install the CUDA toolkit to build it)"; fi
+
+calib-net:
+	@if [ -f /usr/include/infiniband/verbs.h ]; then \
+	  mkdir -p bin && echo "  CC      calib/net/rdma_bench.c" && \
+	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O2 $(WARN) -I. -o $(CALIB_RDMA) calib/net/rdma_bench.c -libverbs; \
+	else echo "calib-net: libibverbs-dev not installed; RDMA benchmark skipped (apt-get install libibverbs-dev)"; fi
 
 reproduce: deps
 	@$(MAKE) --no-print-directory all

@@ -16,3 +16,25 @@ s=$(ms)
 sh "$ROOT/experiments/reproduce.sh" >/dev/null
 e=$(ms)
 echo "make reproduce, experiments (a)-(d): $(((e - s) / 1000)) s wall"
+# calib fit on a thousand measurement points (budget 1 s): 600 prefill and
+# 400 decode points drawn from a known model with 2% noise.
+awk 'BEGIN {
+    srand(8); printf "{\"source\": \"bench: synthetic\", \"date\": \"-\", \"hardware\": \"a800x8\",\n";
+    printf " \"models\": [\"llama2-70b\"], \"prefill\": [";
+    for (i = 0; i < 600; i++) {
+        n = 512 + int(rand() * 131072); p = int(rand() * n);
+        t = (0.1 + 1e-4 * (n - p) + 9e-10 * (n * n - p * p)) * (1 + 0.02 * (rand() - 0.5));
+        printf "%s{\"n_tok\": %d, \"prefix_tok\": %d, \"s\": %.9g}", i ? ",\n" : "", n, p, t;
+    }
+    printf "],\n \"decode\": [";
+    for (i = 0; i < 400; i++) {
+        b = 1 + int(rand() * 256); c = b * (512 + int(rand() * 32768));
+        t = (0.02 + 1e-5 * b + 3e-9 * c) * (1 + 0.02 * (rand() - 0.5));
+        printf "%s{\"batch\": %d, \"ctx_tok\": %d, \"s\": %.9g}", i ? ",\n" : "", b, c, t;
+    }
+    printf "]}\n";
+}' >"$ROOT/build/bench/fit1000.json"
+s=$(ms)
+"$BIN" calib fit "$ROOT/build/bench/fit1000.json" -o "$ROOT/build/bench/fit1000.cal.json" >/dev/null
+e=$(ms)
+echo "calib fit, 1000 measurement points: $((e - s)) ms wall (budget 1 s)"

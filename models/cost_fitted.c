@@ -39,15 +39,26 @@ static int read_coef(const json_t *root, const char *sect, const char *file, dou
 
 static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
 {
+    /* A path; a bare name of a built-in file; or, empty, the built-in
+     * file for (hardware, model), else for the hardware. */
     char path[4096];
-    if (a->calibration && a->calibration[0])
-        snprintf(path, sizeof path, "%s", a->calibration);
-    else
-        snprintf(path, sizeof path, "%s/models/calib/%s.json", a->data_dir ? a->data_dir : ".",
-                 a->hw->name);
+    const char *dd = a->data_dir ? a->data_dir : ".";
+    const char *cal = a->calibration ? a->calibration : "";
+    if (cal[0] && (strchr(cal, '/') || strstr(cal, ".json")))
+        snprintf(path, sizeof path, "%s", cal);
+    else if (cal[0])
+        snprintf(path, sizeof path, "%s/models/calib/%s.json", dd, cal);
+    else {
+        snprintf(path, sizeof path, "%s/models/calib/%s-%s.json", dd, a->hw->name, a->llm->name);
+        FILE *probe = fopen(path, "r");
+        if (probe)
+            fclose(probe);
+        else
+            snprintf(path, sizeof path, "%s/models/calib/%s.json", dd, a->hw->name);
+    }
     json_t *root;
     if (sim_json_load(path, &root, err) != 0) {
-        if (!(a->calibration && a->calibration[0]))
+        if (!cal[0])
             sim_errf(err, "no built-in calibration for hardware '%s' (%s); use cost.model "
                           "\"roofline\" or set cost.calibration",
                      a->hw->name, path);
@@ -78,10 +89,8 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
     }
     /* Built-in files are named relative to the project so results do not
      * depend on where it is checked out. */
-    if (a->calibration && a->calibration[0])
-        snprintf(f->source, sizeof f->source, "%s (%s)", src, path);
-    else
-        snprintf(f->source, sizeof f->source, "%s (models/calib/%s.json)", src, a->hw->name);
+    const char *shown = strstr(path, "/models/calib/");
+    snprintf(f->source, sizeof f->source, "%s (%s)", src, shown ? shown + 1 : path);
     json_decref(root);
     return f;
 fail:

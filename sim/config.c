@@ -137,7 +137,8 @@ static const field_t fields[] = {
        "predictive: system (uniform t_d) or oracle (each request's real output length)"),
     FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
-       "calibration file for cost.model fitted; empty = built-in for the hardware"),
+       "cost.model fitted: a calibration file, or the name of a built-in one (models/calib/NAME.json); "
+       "empty = the built-in one for the hardware and model"),
     FD("cost.mfu", cost.mfu, 1e-3, 1, "0.5", "roofline: FLOPs utilization"),
     FD("cost.mbu", cost.mbu, 1e-3, 1, "0.5", "roofline: HBM bandwidth utilization"),
     FD("cost.overhead_s", cost.overhead_s, 0, 10, "0.005", "roofline: fixed time per pass"),

@@ -11,6 +11,8 @@
 #include <jansson.h>
 
 #include "calib/fit.h"
+#include "calib/report.h"
+#include "calib/tcp.h"
 #include "sim/config.h"
 #include "sim/jsonx.h"
 #include "sim/out.h"
@@ -247,7 +249,8 @@ done:
 }
 
 /* Parse "N[,N...]" of token capacities ("inf" = -1, 1e6 allowed). */
-static int parse_caps(const char *list, int64_t *caps, size_t max, size_t *n, sim_err_t *err)
+static int parse_caps(const char *opt, const char *list, int64_t *caps, size_t max, size_t *n,
+                      sim_err_t *err)
 {
     *n = 0;
     const char *p = list;
@@ -255,8 +258,7 @@ static int parse_caps(const char *list, int64_t *caps, size_t max, size_t *n, si
         char item[64], *end;
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item || *n == max)
-            return sim_errf(err, "--capacity-tokens %s: expected N[,N...] (at most %zu)", list,
-                            max);
+            return sim_errf(err, "%s %s: expected N[,N...] (at most %zu)", opt, list, max);
         memcpy(item, p, len);
         item[len] = '\0';
         if (strcmp(item, "inf") == 0) {
@@ -264,13 +266,13 @@ static int parse_caps(const char *list, int64_t *caps, size_t max, size_t *n, si
         } else {
             double v = strtod(item, &end);
             if (*end || !(v >= 0) || v > 9e15 || v != (double)(int64_t)v)
-                return sim_errf(err, "--capacity-tokens: '%s' is not a token count or inf", item);
+                return sim_errf(err, "%s: '%s' is not a count or inf", opt, item);
             caps[(*n)++] = (int64_t)v;
         }
         p += len + (p[len] == ',');
     }
     if (*n == 0)
-        return sim_errf(err, "--capacity-tokens: expected at least one capacity");
+        return sim_errf(err, "%s: expected at least one value", opt);
     return 0;
 }
 
@@ -285,7 +287,7 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
         sim_errf(&err, "trace cache: --capacity-tokens is required");
         return fail_input(&err);
     }
-    if (parse_caps(list, caps, MAX_CAPS, &n, &err) != 0)
+    if (parse_caps("--capacity-tokens", list, caps, MAX_CAPS, &n, &err) != 0)
         return fail_input(&err);
     trace_open_args_t ta = {.path = path, .format = fmt, .speed = 1};
     if (trace_cache_analysis(&ta, policy, caps, n, rate, &err) != 0)
@@ -349,34 +351,91 @@ done:
 /* ---- calib ---- */
 
 static const char calib_help[] =
-    "usage: mooncake-sim calib fit MEASUREMENTS.json -o CALIBRATION.json\n"
-    "Fit the prefill and decode cost models (GSL weighted least squares) to measured\n"
-    "points and write a calibration file with coefficients, R^2 and relative errors.\n\n"
-    "  -o, --out FILE   calibration file to write (atomically)\n"
-    "  -h, --help       this help\n";
+    "usage: mooncake-sim calib fit MEASUREMENTS.json -o CALIBRATION.json [--plot]\n"
+    "       mooncake-sim calib report CALIBRATION.json\n"
+    "       mooncake-sim calib roofline --hardware H --model M -o CALIBRATION.json\n"
+    "       mooncake-sim calib tcp [--connect HOST:PORT | --listen PORT] [--sizes LIST]\n"
+    "                              [--iters N] -o MEASUREMENTS.json\n"
+    "fit:      GSL weighted least squares of the prefill and decode models (from end-to-end\n"
+    "          points or calib/gpu per-layer times), host-device copies and network time by\n"
+    "          size; writes coefficients, R^2, relative errors, OUT.residuals.csv (and .png\n"
+    "          with --plot).\n"
+    "report:   a calibration's models, errors and predictions beside the paper's points.\n"
+    "roofline: a calibration sampled from GPU specs, marked as not measured.\n"
+    "tcp:      TCP time by message size, on loopback (default) or between two hosts.\n\n"
+    "  -o, --out FILE     file to write (atomically)\n"
+    "  -p, --plot         fit: also draw the residual plot (gnuplot)\n"
+    "  -H, --hardware H   roofline: hardware descriptor\n"
+    "  -m, --model M      roofline: model descriptor\n"
+    "  -c, --connect H:P  tcp: measure to a server on another host\n"
+    "  -l, --listen PORT  tcp: be that server\n"
+    "  -z, --sizes LIST   tcp: message sizes in bytes (default 4096,65536,1048576,16777216,67108864)\n"
+    "  -n, --iters N      tcp: messages per size, median kept (default 10)\n"
+    "  -h, --help         this help\n";
 
 static int cmd_calib(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"out", required_argument, NULL, 'o'},     {"plot", no_argument, NULL, 'p'},
+        {"hardware", required_argument, NULL, 'H'}, {"model", required_argument, NULL, 'm'},
+        {"connect", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
+        {"sizes", required_argument, NULL, 'z'},   {"iters", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
-    const char *out = NULL;
-    int c;
+    const char *out = NULL, *hw = NULL, *model = NULL, *conn = NULL, *sizes = NULL;
+    int plot = 0, c, listen_port = 0, iters = 10;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:pH:m:c:l:z:n:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
+        case 'p': plot = 1; break;
+        case 'H': hw = optarg; break;
+        case 'm': model = optarg; break;
+        case 'c': conn = optarg; break;
+        case 'l': listen_port = atoi(optarg); break;
+        case 'z': sizes = optarg; break;
+        case 'n': iters = atoi(optarg); break;
         case 'h': fputs(calib_help, stdout); return 0;
         default: return usage_error("calib", "bad option");
         }
     }
-    if (argc - optind != 2 || strcmp(argv[optind], "fit") != 0 || !out)
-        return usage_error("calib", "expected 'fit MEASUREMENTS.json -o CALIBRATION.json'");
     sim_err_t err;
-    if (calib_fit_file(argv[optind + 1], out, stdout, &err) != 0)
-        return fail_input(&err);
-    return 0;
+    const char *sub = optind < argc ? argv[optind] : "";
+    if (!strcmp(sub, "fit") && argc - optind == 2 && out) {
+        if (calib_fit_file(argv[optind + 1], out, stdout, plot, &err) != 0)
+            return fail_input(&err);
+        return 0;
+    }
+    if (!strcmp(sub, "report") && argc - optind == 2) {
+        char dd[PATH_MAX];
+        data_dir(dd, sizeof dd);
+        if (calib_report(argv[optind + 1], dd, stdout, &err) != 0)
+            return fail_input(&err);
+        return 0;
+    }
+    if (!strcmp(sub, "roofline") && argc - optind == 1 && out && hw && model) {
+        if (calib_roofline(hw, model, out, stdout, &err) != 0)
+            return fail_input(&err);
+        return 0;
+    }
+    if (!strcmp(sub, "tcp") && argc - optind == 1 && (out || listen_port > 0)) {
+        int64_t sz[32] = {4096, 65536, 1048576, 16777216, 67108864};
+        size_t n = 5;
+        if (sizes && parse_caps("--sizes", sizes, sz, 32, &n, &err) != 0)
+            return fail_input(&err);
+        for (size_t i = 0; i < n; i++)
+            if (sz[i] <= 0)
+                return usage_error("calib", "--sizes: every size must be > 0 bytes");
+        if (iters < 1 || iters > 100000)
+            return usage_error("calib", "--iters: expected 1 to 100000");
+        calib_tcp_args_t ta = {.connect = conn, .listen_port = listen_port, .sizes = sz,
+                               .n_sizes = n, .iters = iters};
+        if (calib_tcp_bench(&ta, out, stdout, &err) != 0)
+            return fail_input(&err);
+        return 0;
+    }
+    return usage_error("calib", "expected 'fit FILE -o OUT', 'report FILE', 'roofline -H H -m M -o "
+                                "OUT' or 'tcp -o OUT'");
 }
 
 /* ---- bench ---- */

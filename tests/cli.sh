@@ -105,13 +105,40 @@ printf '%s\n' '{"timestamp": 0, "input_length": 1024, "output_length": 4, "hash_
 expect 0 '"inf": 0.32' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf
 expect 0 '"512": 0' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf --policy lfu
 expect 2 "unknown eviction policy 'fifo' (valid: lru, lfu, length_aware)" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512 --policy fifo
-expect 2 "'lots' is not a token count or inf" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,lots
+expect 2 "'lots' is not a count or inf" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,lots
 expect 2 "--capacity-tokens is required" "$BIN" trace cache "$T/reuse.jsonl"
 expect 0 '"ideal_hit_rate_tokens": 0.32' "$BIN" trace stats "$T/reuse.jsonl"
 
 # calib
 expect 2 "expected 'fit" "$BIN" calib fit x.json
 expect 2 "nope.json" "$BIN" calib fit "$T/nope.json" -o "$T/c.json"
+# network: loopback TCP measured, fitted, reported
+expect 0 "1048576 bytes" "$BIN" calib tcp --sizes 4096,65536,1048576 --iters 3 -o "$T/tcp.json"
+expect 0 "network  3 points" "$BIN" calib fit "$T/tcp.json" -o "$T/tcpfit.json"
+expect 0 "latency" "$BIN" calib report "$T/tcpfit.json"
+[ -s "$T/tcpfit.json.residuals.csv" ] && ok || bad "calib fit wrote no residuals"
+expect 2 "'huge' is not" "$BIN" calib tcp --sizes 4096,huge -o "$T/never.json"
+expect 2 "--hardware tpu: unknown hardware (valid: a800x8" "$BIN" calib roofline -H tpu -m llama3-8b -o "$T/never.json"
+[ ! -e "$T/never.json" ] && ok || bad "calib wrote never.json on bad input"
+# spec-derived calibration: loads, is marked as such, and a run can use it
+expect 0 "" "$BIN" calib roofline -H h200x8 -m llama3-8b -o "$T/roof.json"
+expect 0 "NOT MEASURED" "$BIN" calib report "$T/roof.json"
+expect 0 "NOT MEASURED" "$BIN" calib report models/calib/h800x8.json
+expect 0 "FAST'25" "$BIN" calib report models/calib/a800x8.json
+# every shipped calibration drives a run (by name, and found from hardware/model)
+for c in a800x8:llama2-70b:a800x8 h800x8:llama3-70b:h800x8 h200x8:llama2-70b: \
+         a800x8:llama3-8b: h800x8:llama3-8b:h800x8-llama3-8b h200x8:llama3-8b: \
+         h200x8:llama2-70b:h200x8-measured-llama2-70b h200x8:llama3-8b:h200x8-measured-llama3-8b; do
+    hw=${c%%:*} rest=${c#*:}
+    expect 0 "requests     50 total" "$BIN" run "$T/small.json" --set hardware=$hw \
+        --set model=${rest%%:*} --set cost.calibration=${rest#*:} --out "$T/cal-$hw"
+    rm -rf "$T/cal-$hw"
+done
+expect 0 "requests     50 total" "$BIN" run "$T/small.json" --set cost.calibration="$T/roof.json" \
+    --set hardware=h200x8 --set model=llama3-8b --out "$T/cal-file"
+expect 2 "calibration is for 'h200x8'" "$BIN" run "$T/small.json" --set cost.calibration="$T/roof.json" \
+    --out "$T/cal-bad"
+[ ! -e "$T/cal-bad" ] && ok || bad "a refused calibration left $T/cal-bad"
 
 # bench needs a trace
 (unset MOONCAKE_TRACES; expect 2 "set MOONCAKE_TRACES" "$BIN" bench)

@@ -8,7 +8,11 @@
 
 #include <jansson.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "calib/fit.h"
+#include "sim/jsonx.h"
+#include "sim/rng.h"
 #include "models/cost.h"
 #include "models/fit.h"
 #include "models/hw.h"
@@ -105,7 +109,7 @@ START_TEST(test_calibration_matches_points)
     char out[512];
     snprintf(out, sizeof out, "%s/calib.json", tests_tmpdir());
     sim_err_t err;
-    ck_assert_msg(calib_fit_file(pts, out, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(calib_fit_file(pts, out, NULL, 0, &err) == 0, "%s", err.msg);
     json_t *fresh = load(out), *committed = load("models/calib/a800x8.json"), *points = load(pts);
     const char *sects[2] = {"prefill", "decode"};
     for (int s = 0; s < 2; s++) {
@@ -139,6 +143,38 @@ START_TEST(test_calibration_matches_points)
 }
 END_TEST
 
+/* The measured H200 calibrations are what `calib fit` makes of the
+ * committed calib/gpu measurements. */
+START_TEST(test_measured_calibrations_fresh)
+{
+    const char *models[] = {"llama2-70b", "llama3-70b", "llama3-8b"};
+    for (size_t m = 0; m < 3; m++) {
+        char in[256], cal[256], out[512];
+        snprintf(in, sizeof in, "calib/data/h200/h200x8-%s.gpu.json", models[m]);
+        snprintf(cal, sizeof cal, "models/calib/h200x8-measured-%s.json", models[m]);
+        snprintf(out, sizeof out, "%s/measured.json", tests_tmpdir());
+        sim_err_t err;
+        ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
+        json_t *fresh = load(out), *committed = load(cal);
+        const char *sects[3] = {"prefill", "decode", "h2d"};
+        for (int s = 0; s < 3; s++) {
+            json_t *a = json_object_get(fresh, sects[s]), *b = json_object_get(committed, sects[s]);
+            ck_assert_msg(a && b, "%s: no %s section", cal, sects[s]);
+            const char *keys[3] = {"r2", "max_rel_err", "mean_rel_err"};
+            for (int k = 0; k < 3; k++) {
+                double x = json_number_value(json_object_get(a, keys[k]));
+                double y = json_number_value(json_object_get(b, keys[k]));
+                ck_assert_msg(fabs(x - y) <= 1e-9 + 1e-8 * fabs(x), "%s %s.%s stale: refit %g vs %g",
+                              cal, sects[s], keys[k], x, y);
+            }
+        }
+        ck_assert_str_eq(json_string_value(json_object_get(committed, "hardware")), "h200x8");
+        json_decref(fresh);
+        json_decref(committed);
+    }
+}
+END_TEST
+
 START_TEST(test_calib_fit_errors)
 {
     const char *d = tests_tmpdir();
@@ -150,13 +186,143 @@ START_TEST(test_calib_fit_errors)
                       "  {\"n_tok\": 20, \"prefix_tok\": 30, \"s\": 1}, {\"n_tok\": 5, \"s\": 2}],\n"
                       " \"decode\": []}\n";
     const char *p = tests_write_file(d, "badpts.json", bad, strlen(bad));
-    ck_assert_int_eq(calib_fit_file(p, out, NULL, &err), -1);
-    ck_assert_msg(strstr(err.msg, "badpts.json: $.prefill[1]: need") != NULL, "%s", err.msg);
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, 0, &err), -1);
+    ck_assert_msg(strstr(err.msg, "badpts.json: $.prefill[1]: prefix_tok 30 exceeds n_tok 20") != NULL, "%s", err.msg);
     ck_assert_int_eq(access(out, F_OK), -1);
     const char *syn = "{\"source\": \n ]";
     p = tests_write_file(d, "syntax.json", syn, strlen(syn));
-    ck_assert_int_eq(calib_fit_file(p, out, NULL, &err), -1);
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, 0, &err), -1);
     ck_assert_msg(strstr(err.msg, "syntax.json:2:") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* calib/gpu-style measurements made from a known model with +-1% noise:
+ * the fit finds the coefficients back. */
+START_TEST(test_fit_gpu_measurements)
+{
+    const double cp[3] = {0.12, 1.1e-4, 7e-10}, cd[3] = {0.028, 1.5e-4, 3.5e-8};
+    const double layers = 80;
+    gsl_rng *r = sim_rng_new(5, 55);
+    json_t *root = json_object(), *pf = json_array(), *dc = json_array(), *cp_arr = json_array();
+    json_object_set_new(root, "kind", json_string("gpu"));
+    json_object_set_new(root, "source", json_string("synthetic"));
+    json_object_set_new(root, "date", json_string("2026-11-30"));
+    json_object_set_new(root, "hardware", json_string("a800x8"));
+    json_t *ms = json_array();
+    json_array_append_new(ms, json_string("llama2-70b"));
+    json_object_set_new(root, "models", ms);
+    json_object_set_new(root, "layers", json_real(layers));
+    for (int i = 0; i < 400; i++) { /* 400 + 400 + 200 = 1,000 points */
+        double n = 512.0 * (1 + (double)gsl_rng_uniform_int(r, 256));
+        double p = i % 2 ? floor(n * gsl_rng_uniform(r)) : 0;
+        double t = model_fit_prefill_eval(cp, n, p) * (1 + 0.01 * (2 * gsl_rng_uniform(r) - 1));
+        json_t *pt = json_object();
+        json_object_set_new(pt, "n_tok", json_real(n));
+        json_object_set_new(pt, "prefix_tok", json_real(p));
+        json_object_set_new(pt, "gemm_s", json_real(0.7 * t / layers));
+        json_object_set_new(pt, "attn_s", json_real(0.3 * t / layers));
+        json_array_append_new(pf, pt);
+        double b = 1 + (double)gsl_rng_uniform_int(r, 256), ctx = 512.0 * (1 + (double)gsl_rng_uniform_int(r, 64));
+        t = model_fit_decode_eval(cd, b, b * ctx) * (1 + 0.01 * (2 * gsl_rng_uniform(r) - 1));
+        pt = json_object();
+        json_object_set_new(pt, "batch", json_real(b));
+        json_object_set_new(pt, "ctx_tok", json_real(ctx));
+        json_object_set_new(pt, "gemm_s", json_real(0.5 * t / layers));
+        json_object_set_new(pt, "attn_s", json_real(0.5 * t / layers));
+        json_array_append_new(dc, pt);
+    }
+    for (int i = 0; i < 200; i++) {
+        double bytes = 1e6 * (1 + (double)gsl_rng_uniform_int(r, 1000));
+        json_t *pt = json_object();
+        json_object_set_new(pt, "bytes", json_real(bytes));
+        json_object_set_new(pt, "h2d_s", json_real((1e-5 + bytes / 25e9) * (1 + 0.01 * (2 * gsl_rng_uniform(r) - 1))));
+        json_object_set_new(pt, "d2h_s", json_real(1e-5 + bytes / 25e9));
+        json_array_append_new(cp_arr, pt);
+    }
+    json_object_set_new(root, "prefill_layer", pf);
+    json_object_set_new(root, "decode_layer", dc);
+    json_object_set_new(root, "copies", cp_arr);
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/gpu_meas.json", tests_tmpdir());
+    snprintf(out, sizeof out, "%s/gpu_cal.json", tests_tmpdir());
+    FILE *f = fopen(in, "w");
+    ck_assert_int_eq(sim_json_write(f, root), 0);
+    fclose(f);
+    json_decref(root);
+    gsl_rng_free(r);
+    sim_err_t err;
+    ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
+    json_t *cal = load(out);
+    for (int k = 0; k < 3; k++) {
+        double got_p = json_number_value(json_array_get(json_object_get(json_object_get(cal, "prefill"), "coef"), (size_t)k));
+        double got_d = json_number_value(json_array_get(json_object_get(json_object_get(cal, "decode"), "coef"), (size_t)k));
+        ck_assert_msg(fabs(got_p - cp[k]) <= 0.05 * cp[k], "prefill c%d %g vs %g", k, got_p, cp[k]);
+        ck_assert_msg(fabs(got_d - cd[k]) <= 0.05 * cd[k], "decode d%d %g vs %g", k, got_d, cd[k]);
+    }
+    json_t *h2d = json_object_get(cal, "h2d");
+    ck_assert_double_eq_tol(json_number_value(json_object_get(h2d, "bandwidth_bytes_per_s")), 25e9, 25e9 * 0.02);
+    ck_assert_double_lt(json_number_value(json_object_get(json_object_get(cal, "prefill"), "max_rel_err")), 0.02);
+    /* The fitted file drives the cost model like the built-in ones. */
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = out, .data_dir = "."};
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_double_eq_tol((double)model_cost_prefill_ns(c, 8192, 0) / 1e9,
+                            model_fit_prefill_eval(cp, 8192, 0), 0.03);
+    model_cost_free(c);
+    json_decref(cal);
+}
+END_TEST
+
+START_TEST(test_fit_measurement_errors)
+{
+    const char *d = tests_tmpdir();
+    sim_err_t err;
+    char out[512];
+    snprintf(out, sizeof out, "%s/never2.json", d);
+    const char *bad_kind = "{\"kind\": \"fpga\", \"source\": \"x\", \"date\": \"d\"}";
+    const char *p = tests_write_file(d, "kind.json", bad_kind, strlen(bad_kind));
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, 0, &err), -1);
+    ck_assert_msg(strstr(err.msg, "kind.json: $.kind: unknown kind 'fpga'"), "%s", err.msg);
+    const char *bad_gpu = "{\"kind\": \"gpu\", \"source\": \"x\", \"date\": \"d\", \"hardware\": \"a800x8\",\n"
+                          " \"models\": [], \"layers\": 80, \"decode_layer\": [],\n"
+                          " \"prefill_layer\": [{\"n_tok\": 512, \"prefix_tok\": 0, \"gemm_s\": -1, \"attn_s\": 0.1}]}";
+    p = tests_write_file(d, "gpu.json", bad_gpu, strlen(bad_gpu));
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, 0, &err), -1);
+    ck_assert_msg(strstr(err.msg, "gpu.json: $.prefill_layer[0].gemm_s: must be > 0"), "%s", err.msg);
+    const char *bad_net = "{\"kind\": \"network\", \"source\": \"x\", \"date\": \"d\",\n"
+                          " \"points\": [{\"bytes\": 1000, \"s\": 0.001}, {\"bytes\": 2000}]}";
+    p = tests_write_file(d, "net.json", bad_net, strlen(bad_net));
+    ck_assert_int_eq(calib_fit_file(p, out, NULL, 0, &err), -1);
+    ck_assert_msg(strstr(err.msg, "net.json: $.points[1].s: missing"), "%s", err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+}
+END_TEST
+
+/* Every shipped calibration file loads for the models it lists. */
+START_TEST(test_shipped_calibrations)
+{
+    const char *files[][3] = {
+        {"a800x8", "llama2-70b", ""}, {"a800x8", "llama3-8b", ""}, {"h800x8", "llama3-70b", ""},
+        {"h200x8", "llama2-70b", ""}, {"h200x8", "llama3-8b", ""}, {"a800x8", "llama2-70b", "h800x8"},
+        {"h200x8", "llama2-70b", "h200x8-measured-llama2-70b"},
+        {"h200x8", "llama3-70b", "h200x8-measured-llama3-70b"},
+        {"h200x8", "llama3-8b", "h200x8-measured-llama3-8b"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        model_cost_args_t a = {.hw = model_hw_find(files[i][0]), .llm = model_llm_find(files[i][1]),
+                               .calibration = files[i][2], .data_dir = "."};
+        sim_err_t err;
+        model_cost_t *c = model_cost_new("fitted", &a, &err);
+        if (i == 5) { /* a file for other hardware, by name: refused */
+            ck_assert_ptr_null(c);
+            ck_assert_msg(strstr(err.msg, "calibration is for 'h800x8'"), "%s", err.msg);
+            continue;
+        }
+        ck_assert_msg(c != NULL, "%s %s: %s", files[i][0], files[i][1], err.msg);
+        ck_assert_int_gt(model_cost_prefill_ns(c, 8192, 0), 0);
+        model_cost_free(c);
+    }
 }
 END_TEST
 
@@ -191,16 +357,18 @@ START_TEST(test_fitted_cost)
     ck_assert_int_gt(model_cost_decode_ns(c, 16, 16 * 8192), model_cost_decode_ns(c, 1, 8192));
     ck_assert_str_eq(model_cost_name(c), "fitted");
     model_cost_free(c);
-    /* No built-in calibration for h200x8: a clear error. */
+    /* A data directory without calibration files: a clear error. */
     model_cost_args_t a = {.hw = model_hw_find("h200x8"), .llm = model_llm_find("llama2-70b"),
-                           .calibration = "", .data_dir = "."};
+                           .calibration = "", .data_dir = tests_tmpdir()};
     sim_err_t err;
     ck_assert_ptr_null(model_cost_new("fitted", &a, &err));
     ck_assert_msg(strstr(err.msg, "no built-in calibration for hardware 'h200x8'"), "%s", err.msg);
+    /* A named file that does not list the model. */
     a.hw = model_hw_find("a800x8");
-    a.llm = model_llm_find("llama3-8b");
+    a.data_dir = ".";
+    a.calibration = "a800x8-llama3-8b";
     ck_assert_ptr_null(model_cost_new("fitted", &a, &err));
-    ck_assert_msg(strstr(err.msg, "does not cover model 'llama3-8b'"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "does not cover model 'llama2-70b'"), "%s", err.msg);
     ck_assert_ptr_null(model_cost_new("magic", &a, &err));
     ck_assert_msg(strstr(err.msg, "(valid: fitted, roofline)"), "%s", err.msg);
 }
@@ -235,8 +403,12 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_registries_unique);
     tcase_add_test(tc, test_fit_recovers_coefficients);
     tcase_add_test(tc, test_calibration_matches_points);
+    tcase_add_test(tc, test_measured_calibrations_fresh);
     tcase_add_test(tc, test_calib_fit_errors);
     tcase_add_test(tc, test_fitted_cost);
+    tcase_add_test(tc, test_fit_gpu_measurements);
+    tcase_add_test(tc, test_fit_measurement_errors);
+    tcase_add_test(tc, test_shipped_calibrations);
     tcase_add_test(tc, test_roofline_cost);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,632 @@
+// calib/gpu/gpu_bench.cu: GPU calibration microbenchmarks for mooncake-sim. On GPU 0 it times
+// one GPU's share of one tensor-parallel layer of a built-in model: the four GEMMs (cuBLAS, BF16),
+// causal prefill and decode attention (own tiled kernels) and pinned host<->device copies, after
+// checking the kernels against a CPU reference. Writes JSON of kind "gpu" (gpu info, prefill_layer,
+// decode_layer, copies, checks; seconds per layer per GPU) for the project's fitting tool.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <getopt.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+typedef __nv_bfloat16 bf16;
+typedef __nv_bfloat162 bf162;
+
+// Every CUDA and cuBLAS call is checked: file:line, the error, exit status 1.
+#define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+    exit(1); } } while (0)
+#define CKB(call) do { cublasStatus_t s_ = (call); if (s_ != CUBLAS_STATUS_SUCCESS) { \
+    fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cublasGetStatusString(s_)); \
+    exit(1); } } while (0)
+
+constexpr int HD = 128;                  // head dimension (every built-in model)
+constexpr int HW = HD / 2;               // one head row in bf16x2 words
+constexpr int PBQ = 64, PBK = 32;        // prefill query tile, key tile
+constexpr int PTH = 256;                 // prefill threads: 4 per query row
+constexpr int DTK = 64, DTH = 128;       // decode key tile; threads (one per dim)
+constexpr int MAXG = 8;                  // most query heads sharing one KV head
+constexpr double TOL = 2e-2;             // BF16 relative tolerance of the checks
+constexpr double ATTN_MAX_RUN_S = 20.0;  // skip attention shapes predicted longer
+#define GRID_STRIDE(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; \
+                                 i < (n); i += (size_t)gridDim.x * blockDim.x)
+
+// ---------------------------------------------------------------- kernels
+__device__ float warp_sum(float v) {
+    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(~0u, v, o);
+    return v;
+}
+__device__ float warp_max(float v) {
+    for (int o = 16; o; o >>= 1) v = fmaxf(v, __shfl_xor_sync(~0u, v, o));
+    return v;
+}
+
+// Deterministic pseudo-random values in [-scale, scale] (splitmix64 of the index).
+__global__ void fill_kernel(bf16 *p, size_t n, unsigned long long seed, float scale) {
+    GRID_STRIDE(i, n) {
+        unsigned long long z = ((i + 1) * 0x9E3779B97F4A7C15ull) ^ seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        p[i] = __float2bfloat16(scale * ((float)((z ^ (z >> 31)) >> 40) * (2.0f / 16777216.0f) - 1.0f));
+    }
+}
+
+// Reads a zeroed buffer twice the size of L2 so each timed sample starts cold
+// (weights and KV come from HBM, as in a real layer, not from the last repeat).
+__global__ void l2_flush_kernel(const int4 *p, size_t n, int *sink) {
+    int acc = 0;
+    GRID_STRIDE(i, n) acc ^= p[i].x ^ p[i].y ^ p[i].z ^ p[i].w;
+    if (acc == 0x7fffffff) *sink = acc;  // never true; keeps the loads
+}
+
+// Causal prefill attention of n new tokens over p cached ones (one request).
+// Q, O: [n][H][HD]; K, V: [p + n][KVH][HD]; query i sits at position p + i and
+// sees keys 0..p+i; query head h reads kv head h / (H / KVH). Block = (64-query
+// tile, head); 4 threads (a quad) per query row: each scores 8 of the 32 keys
+// of a key tile and owns 32 of the 128 output dims. Online softmax in FP32.
+// Shared memory about 41 KB (rows padded by one word against bank conflicts).
+__global__ void __launch_bounds__(PTH)
+prefill_attn_kernel(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
+                    int n, int p, int H, int KVH, float scale) {
+    __shared__ bf162 Qs[PBQ][HW + 1], Ks[PBK][HW + 1], Vs[PBK][HW + 1];
+    __shared__ float Ps[PBQ][PBK + 1];
+    const int tid = threadIdx.x, row = tid >> 2, ql = tid & 3;
+    const int h = blockIdx.y, g = h / (H / KVH), q0 = blockIdx.x * PBQ;
+    const size_t qs = (size_t)H * HW, ks = (size_t)KVH * HW;  // token strides (words)
+    const bf162 *Q2 = reinterpret_cast<const bf162 *>(Q) + (size_t)h * HW;
+    const bf162 *K2 = reinterpret_cast<const bf162 *>(K) + (size_t)g * HW;
+    const bf162 *V2 = reinterpret_cast<const bf162 *>(V) + (size_t)g * HW;
+    const bf162 zero = __floats2bfloat162_rn(0.0f, 0.0f);
+    for (int i = tid; i < PBQ * HW; i += PTH) {
+        const int r = i / HW, w = i % HW;
+        Qs[r][w] = q0 + r < n ? Q2[(size_t)(q0 + r) * qs + w] : zero;
+    }
+    const int qpos = p + min(q0 + row, n - 1);  // padding rows act as the last query
+    const int kend = p + min(q0 + PBQ, n);      // the tile needs keys [0, kend)
+    float m = -INFINITY, l = 0.0f;
+    float2 acc[16] = {};  // this thread's output dims: words ql + 4 i
+    for (int k0 = 0; k0 < kend; k0 += PBK) {
+        __syncthreads();  // the previous tile is consumed (and Q is loaded)
+        for (int i = tid; i < PBK * HW; i += PTH) {
+            const int r = i / HW, w = i % HW, k = k0 + r;
+            Ks[r][w] = k < kend ? K2[(size_t)k * ks + w] : zero;
+            Vs[r][w] = k < kend ? V2[(size_t)k * ks + w] : zero;
+        }
+        __syncthreads();
+        float s[8] = {};  // scores of keys k0 + ql + 4 j
+        for (int w = 0; w < HW; w++) {
+            const float2 q = __bfloat1622float2(Qs[row][w]);
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                const float2 kk = __bfloat1622float2(Ks[ql + 4 * j][w]);
+                s[j] += q.x * kk.x + q.y * kk.y;
+            }
+        }
+        // Key 0 is in the first tile and visible to every row, so m is finite
+        // from then on even when a later tile is fully masked for a row.
+        float tmax = -INFINITY, lsum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            s[j] = k0 + ql + 4 * j <= qpos ? s[j] * scale : -INFINITY;
+            tmax = fmaxf(tmax, s[j]);
+        }
+        for (int o = 1; o < 4; o <<= 1) tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
+        const float mnew = fmaxf(m, tmax), alpha = __expf(m - mnew);
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const float pj = __expf(s[j] - mnew);
+            Ps[row][ql + 4 * j] = pj;
+            lsum += pj;
+        }
+        for (int o = 1; o < 4; o <<= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, o);
+        l = l * alpha + lsum;
+        m = mnew;
+        __syncwarp();  // a row's probabilities come from the 4 threads of its quad
+#pragma unroll
+        for (int i = 0; i < 16; i++) acc[i].x *= alpha, acc[i].y *= alpha;
+        for (int j = 0; j < PBK; j++) {
+            const float pj = Ps[row][j];
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                const float2 v = __bfloat1622float2(Vs[j][ql + 4 * i]);
+                acc[i].x += pj * v.x, acc[i].y += pj * v.y;
+            }
+        }
+    }
+    if (q0 + row < n) {
+        bf162 *O2 = reinterpret_cast<bf162 *>(O) + (size_t)(q0 + row) * qs + (size_t)h * HW;
+#pragma unroll
+        for (int i = 0; i < 16; i++) O2[ql + 4 * i] = __floats2bfloat162_rn(acc[i].x / l, acc[i].y / l);
+    }
+}
+
+// Decode attention, split over the context: B requests, one query token each,
+// over ctx tokens of its own KV. Q: [B][H][HD]; K, V: [B][ctx][KVH][HD].
+// Block = (split, kv head, request): the G = H/KVH query heads of that kv head
+// over one chunk of the context, in tiles of 64 keys, online softmax; partial
+// results (unnormalized O, max, sum) go to part: [B][H][splits][HD + 2].
+__global__ void __launch_bounds__(DTH)
+decode_attn_kernel(const bf16 *Q, const bf16 *K, const bf16 *V, float *part,
+                   int ctx, int H, int KVH, int chunk, float scale) {
+    __shared__ float2 qv[MAXG][HW];
+    __shared__ float S[MAXG][DTK], m_s[MAXG], l_s[MAXG], a_s[MAXG];
+    const int sp = blockIdx.x, g = blockIdx.y, b = blockIdx.z, splits = gridDim.x;
+    const int G = H / KVH, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int c0 = sp * chunk, c1 = min(ctx, c0 + chunk);
+    const size_t kvrow = (size_t)KVH * HD;
+    const bf16 *Kb = K + (size_t)b * ctx * kvrow + (size_t)g * HD;
+    const bf16 *Vb = V + (size_t)b * ctx * kvrow + (size_t)g * HD;
+    const bf162 *Q2 = reinterpret_cast<const bf162 *>(Q) + ((size_t)b * H + (size_t)g * G) * HW;
+    for (int i = tid; i < G * HW; i += DTH) qv[i / HW][i % HW] = __bfloat1622float2(Q2[i]);
+    if (tid < G) m_s[tid] = -INFINITY, l_s[tid] = 0.0f;
+    float acc[MAXG] = {};  // output dim tid of each query head
+    for (int k0 = c0; k0 < c1; k0 += DTK) {
+        const int kn = min(DTK, c1 - k0);
+        __syncthreads();  // Q is loaded / the previous tile's S is consumed
+        for (int j = warp; j < kn; j += DTH / 32) {  // scores: one warp per key
+            const bf162 *kr = reinterpret_cast<const bf162 *>(Kb + (size_t)(k0 + j) * kvrow);
+            const float2 ka = __bfloat1622float2(kr[lane]), kb = __bfloat1622float2(kr[lane + 32]);
+#pragma unroll
+            for (int h = 0; h < MAXG; h++) {
+                if (h >= G) break;
+                const float2 qa = qv[h][lane], qb = qv[h][lane + 32];
+                const float d = warp_sum(qa.x * ka.x + qa.y * ka.y + qb.x * kb.x + qb.y * kb.y);
+                if (lane == 0) S[h][j] = d * scale;
+            }
+        }
+        __syncthreads();
+        for (int h = warp; h < G; h += DTH / 32) {  // softmax update: one warp per head
+            const float mold = m_s[h];
+            const float v0 = lane < kn ? S[h][lane] : -INFINITY;
+            const float v1 = lane + 32 < kn ? S[h][lane + 32] : -INFINITY;
+            const float mnew = fmaxf(mold, warp_max(fmaxf(v0, v1)));
+            const float p0 = __expf(v0 - mnew), p1 = __expf(v1 - mnew);  // 0 when masked
+            S[h][lane] = p0, S[h][lane + 32] = p1;
+            const float sum = warp_sum(p0 + p1), alpha = __expf(mold - mnew);
+            if (lane == 0) a_s[h] = alpha, l_s[h] = l_s[h] * alpha + sum, m_s[h] = mnew;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int h = 0; h < MAXG; h++) if (h < G) acc[h] *= a_s[h];
+        for (int j = 0; j < kn; j++) {
+            const float v = __bfloat162float(Vb[(size_t)(k0 + j) * kvrow + tid]);
+#pragma unroll
+            for (int h = 0; h < MAXG; h++) if (h < G) acc[h] += S[h][j] * v;
+        }
+    }
+#pragma unroll
+    for (int h = 0; h < MAXG; h++) {
+        if (h >= G) break;
+        float *o = part + (((size_t)b * H + (size_t)g * G + h) * splits + sp) * (HD + 2);
+        o[tid] = acc[h];
+        if (tid == 0) o[HD] = m_s[h], o[HD + 1] = l_s[h];
+    }
+}
+
+// Merges the splits of each (request, head): O = sum_s w_s O_s / sum_s w_s l_s.
+__global__ void decode_combine_kernel(const float *part, bf16 *O, int splits) {
+    const float *pp = part + (size_t)blockIdx.x * splits * (HD + 2);
+    float M = -INFINITY, L = 0.0f, acc = 0.0f;
+    for (int s = 0; s < splits; s++) M = fmaxf(M, pp[s * (HD + 2) + HD]);
+    for (int s = 0; s < splits; s++) {
+        const float *o = pp + s * (HD + 2);
+        const float w = __expf(o[HD] - M);
+        L += w * o[HD + 1];
+        acc += w * o[threadIdx.x];
+    }
+    O[(size_t)blockIdx.x * HD + threadIdx.x] = __float2bfloat16(acc / L);
+}
+
+// ---------------------------------------------------------------- host helpers
+struct Shard { int layers, d, H, KVH, FF; };  // one GPU's share of a layer
+static cudaEvent_t g_ev0, g_ev1;
+static int4 *g_flush;  // the L2 flush buffer, its length and sink
+static size_t g_flush_n;
+static int *g_sink, g_sms;
+
+template <class T = bf16> static T *dalloc(size_t n) {
+    T *p = nullptr;
+    CK(cudaMalloc(&p, std::max<size_t>(n, 1) * sizeof(T)));
+    return p;
+}
+static void dfill(bf16 *p, size_t n, unsigned long long seed, float scale = 1.0f) {
+    fill_kernel<<<(unsigned)std::min<size_t>(n / 256 + 1, 8192), 256>>>(p, n, seed, scale);
+    CK(cudaGetLastError());
+}
+static bool fits(size_t bytes) {  // leaves 512 MiB for cuBLAS and the runtime
+    size_t fr = 0, tot = 0;
+    CK(cudaMemGetInfo(&fr, &tot));
+    return bytes + (512ull << 20) < fr;
+}
+template <class F> static double time_once(F &fn, bool flush) {
+    if (flush) l2_flush_kernel<<<1024, 256>>>(g_flush, g_flush_n, g_sink);
+    CK(cudaGetLastError());
+    CK(cudaEventRecord(g_ev0));
+    fn();
+    CK(cudaEventRecord(g_ev1));
+    float ms = 0.0f;
+    CK(cudaEventSynchronize(g_ev1));
+    CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1));
+    return ms * 1e-3;
+}
+// Seconds: the median of the repeats after warm-up (fewer for long shapes).
+template <class F> static double time_median(F fn, bool flush) {
+    const double first = time_once(fn, flush);  // warm-up, and a first estimate
+    if (first < 0.1) time_once(fn, flush);      // a second warm-up for short ones
+    const int reps = first > 5.0 ? 1 : first > 0.3 ? 3 : first < 1e-3 ? 9 : 5;
+    std::vector<double> t;
+    for (int i = 0; i < reps; i++) t.push_back(time_once(fn, flush));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// Row-major C[t x n] = A[t x k] B[k x n], BF16 in/out, FP32 accumulate.
+// cuBLAS is column-major, so it computes C^T = B^T A^T.
+static void gemm(cublasHandle_t hb, const bf16 *A, const bf16 *B, bf16 *C, int t, int k, int n) {
+    const float one = 1.0f, zero = 0.0f;
+    CKB(cublasGemmEx(hb, CUBLAS_OP_N, CUBLAS_OP_N, n, t, k, &one, B, CUDA_R_16BF, n, A, CUDA_R_16BF,
+                     k, &zero, C, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+static void prefill_attn(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
+                         int n, int p, int H, int KVH) {
+    const dim3 grid((unsigned)((n + PBQ - 1) / PBQ), (unsigned)H);
+    prefill_attn_kernel<<<grid, PTH>>>(Q, K, V, O, n, p, H, KVH, 1.0f / sqrtf((float)HD));
+    CK(cudaGetLastError());
+}
+// Splits for about 4 blocks per SM, chunks of at least 128 keys.
+static int decode_splits(int B, int ctx, int KVH) {
+    const int want = (4 * g_sms + B * KVH - 1) / (B * KVH);
+    return std::max(1, std::min(want, (ctx + 127) / 128));
+}
+static size_t part_n(int B, int H, int splits) { return (size_t)B * H * splits * (HD + 2); }
+static void decode_attn(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, float *part,
+                        int B, int ctx, int H, int KVH, int splits) {
+    const int chunk = (ctx + splits - 1) / splits;
+    splits = (ctx + chunk - 1) / chunk;  // no empty chunk
+    decode_attn_kernel<<<dim3((unsigned)splits, (unsigned)KVH, (unsigned)B), DTH>>>(
+        Q, K, V, part, ctx, H, KVH, chunk, 1.0f / sqrtf((float)HD));
+    CK(cudaGetLastError());
+    decode_combine_kernel<<<(unsigned)(B * H), HD>>>(part, O, splits);
+    CK(cudaGetLastError());
+}
+
+// ---------------------------------------------------------------- checks
+static float F(bf16 x) { return __bfloat162float(x); }
+static bf16 *rand_dev(std::vector<bf16> &v, size_t n, unsigned &st) {  // random v, on device
+    v.resize(n);
+    for (bf16 &x : v)  // LCG; 24 bits to [-1, 1)
+        st = st * 1664525u + 1013904223u, x = __float2bfloat16((float)(st >> 8) / 8388608.0f - 1.0f);
+    bf16 *d = dalloc(n);
+    CK(cudaMemcpy(d, v.data(), n * sizeof(bf16), cudaMemcpyHostToDevice));
+    return d;
+}
+// Per-element relative error, the denominator floored at 1% of the largest
+// reference magnitude so near-zero outputs do not dominate; NaN counts as inf.
+static double rel_err(const bf16 *dev, const std::vector<double> &ref) {
+    std::vector<bf16> got(ref.size());
+    CK(cudaMemcpy(got.data(), dev, got.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    double peak = 1e-30, worst = 0.0;
+    for (double r : ref) peak = std::max(peak, std::fabs(r));
+    for (size_t i = 0; i < ref.size(); i++) {
+        const double e = std::fabs((double)F(got[i]) - ref[i]) / std::max(std::fabs(ref[i]), 0.01 * peak);
+        worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+    }
+    return worst;
+}
+// Reference attention of the query at q[qo..] over nkeys keys at k/v[kvo + j ks].
+static void ref_attn(const std::vector<bf16> &q, size_t qo, const std::vector<bf16> &k,
+                     const std::vector<bf16> &v, size_t kvo, size_t ks, int nkeys, double *out) {
+    std::vector<double> s(nkeys);
+    double mx = -INFINITY, sum = 0.0;
+    for (int j = 0; j < nkeys; j++) {
+        double d = 0.0;
+        for (int x = 0; x < HD; x++) d += (double)F(q[qo + x]) * F(k[kvo + j * ks + x]);
+        mx = std::max(mx, s[j] = d / std::sqrt((double)HD));
+    }
+    for (int j = 0; j < nkeys; j++) sum += s[j] = std::exp(s[j] - mx);
+    for (int x = 0; x < HD; x++) {
+        double o = 0.0;
+        for (int j = 0; j < nkeys; j++) o += s[j] * F(v[kvo + j * ks + x]);
+        out[x] = o / sum;
+    }
+}
+// The GEMM path on t = 64, k = d = 128, n = 192 (three different sizes).
+static double check_gemm(cublasHandle_t hb) {
+    const int t = 64, k = 128, n = 192;
+    unsigned st = 1;
+    std::vector<bf16> a, b;
+    bf16 *da = rand_dev(a, (size_t)t * k, st), *db = rand_dev(b, (size_t)k * n, st);
+    bf16 *dc = dalloc((size_t)t * n);
+    std::vector<double> ref((size_t)t * n, 0.0);
+    for (int i = 0; i < t; i++)
+        for (int j = 0; j < n; j++)
+            for (int x = 0; x < k; x++) ref[(size_t)i * n + j] += (double)F(a[i * k + x]) * F(b[x * n + j]);
+    gemm(hb, da, db, dc, t, k, n);
+    const double e = rel_err(dc, ref);
+    for (bf16 *x : {da, db, dc}) CK(cudaFree(x));
+    return e;
+}
+// 4 heads over 2 kv heads. Prefill: (n, p) = (37, 29) and (130, 0: three
+// query tiles). Decode: B = 3 over ctx 50 in 4 splits, ctx 150 in one (3 tiles).
+static double check_attn(bool decode) {
+    const int H = 4, KVH = 2, B = 3, pre[2][2] = {{37, 29}, {130, 0}}, dec[2][2] = {{50, 4}, {150, 1}};
+    const size_t ks = (size_t)KVH * HD;
+    double worst = 0.0;
+    unsigned st = decode ? 3 : 2;
+    for (int c = 0; c < 2; c++) {
+        const int n = decode ? B : pre[c][0], p = decode ? 0 : pre[c][1];
+        const int ctx = dec[c][0], splits = dec[c][1];
+        const size_t kvtok = decode ? (size_t)B * ctx : (size_t)(n + p);
+        std::vector<bf16> q, k, v;
+        bf16 *dq = rand_dev(q, (size_t)n * H * HD, st), *dk = rand_dev(k, kvtok * ks, st);
+        bf16 *dv = rand_dev(v, kvtok * ks, st), *dout = dalloc(q.size());
+        std::vector<double> ref(q.size());
+        for (int i = 0; i < n; i++)  // query token (prefill) or request (decode) i
+            for (int h = 0; h < H; h++)
+                ref_attn(q, ((size_t)i * H + h) * HD, k, v,
+                         (decode ? (size_t)i * ctx * ks : 0) + (size_t)(h / (H / KVH)) * HD, ks,
+                         decode ? ctx : p + i + 1, &ref[((size_t)i * H + h) * HD]);
+        float *part = dalloc<float>(part_n(B, H, splits));
+        if (decode) decode_attn(dq, dk, dv, dout, part, B, ctx, H, KVH, splits);
+        else prefill_attn(dq, dk, dv, dout, n, p, H, KVH);
+        worst = std::max(worst, rel_err(dout, ref));
+        for (bf16 *x : {dq, dk, dv, dout}) CK(cudaFree(x));
+        CK(cudaFree(part));
+    }
+    return worst;
+}
+
+// ---------------------------------------------------------------- benchmarks
+// The four GEMMs of one layer for t tokens; -1 when they do not fit in memory.
+// The attention output and the MLP activation are stand-ins: the leading
+// columns of the QKV and gate+up outputs (same shapes, unit-scale values).
+static double bench_gemm(cublasHandle_t hb, const Shard &s, int t) {
+    const size_t T = (size_t)t, d = (size_t)s.d, nqkv = (size_t)(s.H + 2 * s.KVH) * HD;
+    const size_t hdim = (size_t)s.H * HD, ff = (size_t)s.FF;
+    const size_t w = d * nqkv + hdim * d + d * 2 * ff + ff * d, act = T * (2 * d + nqkv + 2 * ff);
+    if (!fits((w + act) * sizeof(bf16))) return -1.0;
+    bf16 *x = dalloc(T * d), *out = dalloc(T * d), *qkv = dalloc(T * nqkv), *gu = dalloc(T * 2 * ff);
+    bf16 *wqkv = dalloc(d * nqkv), *wo = dalloc(hdim * d), *wgu = dalloc(d * 2 * ff), *wd = dalloc(ff * d);
+    dfill(x, T * d, 11);  // weights ~ U(+-sqrt(3/k)) keep the outputs at unit scale
+    dfill(wqkv, d * nqkv, 12, sqrtf(3.0f / (float)d));
+    dfill(wo, hdim * d, 13, sqrtf(3.0f / (float)hdim));
+    dfill(wgu, d * 2 * ff, 14, sqrtf(3.0f / (float)d));
+    dfill(wd, ff * d, 15, sqrtf(3.0f / (float)ff));
+    const int D = s.d, NQKV = (int)nqkv, HDIM = (int)hdim, FF = s.FF;
+    const double sec = time_median([&] {
+        gemm(hb, x, wqkv, qkv, t, D, NQKV);  // QKV projection
+        gemm(hb, qkv, wo, out, t, HDIM, D);  // output projection
+        gemm(hb, x, wgu, gu, t, D, 2 * FF);  // MLP gate + up
+        gemm(hb, gu, wd, out, t, FF, D);     // MLP down
+    }, true);
+    for (bf16 *p : {x, out, qkv, gu, wqkv, wo, wgu, wd}) CK(cudaFree(p));
+    return sec;
+}
+static double bench_prefill_attn(const Shard &s, int n, int p) {
+    const size_t qn = (size_t)n * s.H * HD, kn = (size_t)(n + p) * s.KVH * HD;
+    if (!fits((2 * qn + 2 * kn) * sizeof(bf16))) return -1.0;
+    bf16 *q = dalloc(qn), *k = dalloc(kn), *v = dalloc(kn), *o = dalloc(qn);
+    dfill(q, qn, 21), dfill(k, kn, 22), dfill(v, kn, 23);
+    const double sec = time_median([&] { prefill_attn(q, k, v, o, n, p, s.H, s.KVH); }, true);
+    for (bf16 *x : {q, k, v, o}) CK(cudaFree(x));
+    return sec;
+}
+static double bench_decode_attn(const Shard &s, int B, int ctx) {
+    const int splits = decode_splits(B, ctx, s.KVH);
+    const size_t qn = (size_t)B * s.H * HD, kn = (size_t)B * ctx * s.KVH * HD;
+    if (!fits((2 * qn + 2 * kn) * sizeof(bf16) + part_n(B, s.H, splits) * sizeof(float))) return -1.0;
+    bf16 *q = dalloc(qn), *k = dalloc(kn), *v = dalloc(kn), *o = dalloc(qn);
+    float *part = dalloc<float>(part_n(B, s.H, splits));
+    dfill(q, qn, 31), dfill(k, kn, 32), dfill(v, kn, 33);
+    const double sec =
+        time_median([&] { decode_attn(q, k, v, o, part, B, ctx, s.H, s.KVH, splits); }, true);
+    for (bf16 *x : {q, k, v, o}) CK(cudaFree(x));
+    CK(cudaFree(part));
+    return sec;
+}
+
+// ---------------------------------------------------------------- main
+struct ModelSpec { const char *name; int layers, d, heads, kv, ff; };
+static const ModelSpec MODELS[] = {
+    {"llama2-70b", 80, 8192, 64, 8, 28672}, {"llama3-70b", 80, 8192, 64, 8, 28672},
+    {"llama3-8b", 32, 4096, 32, 8, 14336}};
+struct Row { int a, b; double gemm_s, attn_s; };  // (n_tok, prefix_tok) or (batch, ctx_tok)
+struct CopyRow { size_t bytes; double h2d, d2h; };
+
+static std::string js(const char *s) {  // a quoted, escaped JSON string
+    std::string o = "\"";
+    char buf[8];
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') o += '\\', o += (char)c;
+        else if (c < 0x20) snprintf(buf, sizeof buf, "\\u%04x", c), o += buf;
+        else o += (char)c;
+    }
+    return o + "\"";
+}
+static void json_rows(FILE *f, const char *name, const char *ka, const char *kb,
+                      const std::vector<Row> &rows) {
+    fprintf(f, "  \"%s\": [", name);
+    for (size_t i = 0; i < rows.size(); i++)
+        fprintf(f, "%s\n    {\"%s\": %d, \"%s\": %d, \"gemm_s\": %.6g, \"attn_s\": %.6g}", i ? "," : "",
+                ka, rows[i].a, kb, rows[i].b, rows[i].gemm_s, rows[i].attn_s);
+    fprintf(f, "\n  ],\n");
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: mooncake-calib-gpu --model llama2-70b|llama3-70b|llama3-8b [--tp N]\n"
+               "         --hardware NAME -o OUT.json [--quick]\n"
+               "Times one GPU's share (GPU 0) of one transformer layer under tensor\n"
+               "parallelism N (default 8): cuBLAS GEMMs, prefill and decode attention,\n"
+               "pinned copies; checks the kernels first; writes calibration JSON to OUT.\n"
+               "  --quick  prefill shapes only up to 8192 tokens\n");
+}
+
+int main(int argc, char **argv) {
+    const char *model = nullptr, *hw = nullptr, *out_path = nullptr;
+    int tp = 8, quick = 0, c;
+    static const struct option opts[] = {
+        {"model", required_argument, nullptr, 'm'}, {"tp", required_argument, nullptr, 't'},
+        {"hardware", required_argument, nullptr, 'w'}, {"output", required_argument, nullptr, 'o'},
+        {"quick", no_argument, nullptr, 'q'}, {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0}};
+    while ((c = getopt_long(argc, argv, "m:t:w:o:qh", opts, nullptr)) != -1) {
+        if (c == 'm') model = optarg;
+        else if (c == 't') tp = atoi(optarg);
+        else if (c == 'w') hw = optarg;
+        else if (c == 'o') out_path = optarg;
+        else if (c == 'q') quick = 1;
+        else if (c == 'h') return usage(stdout), 0;
+        else return usage(stderr), 2;
+    }
+    if (!model || !hw || !out_path || optind != argc) return usage(stderr), 2;
+    const ModelSpec *ms = nullptr;
+    for (const ModelSpec &m : MODELS) if (strcmp(m.name, model) == 0) ms = &m;
+    if (!ms) return fprintf(stderr, "unknown model '%s'\n", model), 2;
+    if (tp < 1 || ms->heads % tp || ms->ff % tp || (ms->kv % tp && tp % ms->kv))
+        return fprintf(stderr, "--tp %d does not shard %s evenly\n", tp, model), 2;
+    const Shard s = {ms->layers, ms->d, ms->heads / tp, std::max(1, ms->kv / tp), ms->ff / tp};
+    if (ms->d / ms->heads != HD || s.H % s.KVH || s.H / s.KVH > MAXG)
+        return fprintf(stderr, "unsupported head layout\n"), 2;
+
+    // Device info.
+    CK(cudaSetDevice(0));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int drv = 0, rt = 0, sm_khz = 0, mem_khz = 0;
+    CK(cudaDriverGetVersion(&drv));
+    CK(cudaRuntimeGetVersion(&rt));
+    CK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0));
+    CK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0));
+    g_sms = prop.multiProcessorCount;
+    const double mem_gb = (double)prop.totalGlobalMem / (double)(1ull << 30);
+    printf("GPU 0: %s, %d SMs, %.1f GiB, SM %d MHz, memory %d MHz, driver %d, runtime %d\n",
+           prop.name, g_sms, mem_gb, sm_khz / 1000, mem_khz / 1000, drv, rt);
+    printf("%s, tp %d: per GPU %d heads, %d kv heads, d_ff %d, d_model %d\n",
+           model, tp, s.H, s.KVH, s.FF, s.d);
+    cublasHandle_t hb;
+    CKB(cublasCreate(&hb));
+    CK(cudaEventCreate(&g_ev0));
+    CK(cudaEventCreate(&g_ev1));
+    const size_t flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 64ull << 20);
+    g_flush_n = flush_bytes / sizeof(int4);
+    CK(cudaMalloc(&g_flush, flush_bytes));
+    CK(cudaMemset(g_flush, 0, flush_bytes));
+    CK(cudaMalloc(&g_sink, sizeof(int)));
+
+    // Correctness first.
+    const double e_gemm = check_gemm(hb), e_pre = check_attn(false), e_dec = check_attn(true);
+    printf("checks, max rel err (tol %.0e): gemm %.2e, prefill attn %.2e, decode attn %.2e\n",
+           TOL, e_gemm, e_pre, e_dec);
+    if (!(e_gemm <= TOL && e_pre <= TOL && e_dec <= TOL))
+        return fprintf(stderr, "correctness check failed\n"), 1;
+
+    // GEMMs for every token count used below.
+    const int prefill_t[] = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+    const int decode_b[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+    const int max_t = quick ? 8192 : 131072;
+    std::vector<int> gemm_t(decode_b, decode_b + 9);
+    std::vector<double> gemm_s;
+    for (int t : prefill_t) if (t <= max_t) gemm_t.push_back(t);
+    for (int t : gemm_t) {
+        gemm_s.push_back(bench_gemm(hb, s, t));
+        if (gemm_s.back() < 0) printf("gemm t=%d: skipped (does not fit in memory)\n", t);
+        else printf("gemm         t=%-6d        %10.3f ms\n", t, gemm_s.back() * 1e3);
+    }
+    auto gemm_at = [&](int t) {
+        for (size_t i = 0; i < gemm_t.size(); i++) if (gemm_t[i] == t) return gemm_s[i];
+        return -1.0;
+    };
+
+    // Prefill attention: n new tokens with p = 0 over the token list, then a
+    // few over cached prefixes. Each shape is predicted from the last one's
+    // time per unit of causal work and skipped (not recorded) when one run
+    // would exceed ATTN_MAX_RUN_S. A row's n_tok counts the prefix too.
+    std::vector<Row> pre, dec;
+    std::vector<std::pair<int, int>> pts;
+    for (int t : prefill_t) if (t <= max_t) pts.push_back({t, 0});
+    for (int n : {512, 2048}) for (int p : {8192, 32768}) pts.push_back({n, p});
+    double s_per_work = 0.0;
+    for (const auto &pt : pts) {
+        const int n = pt.first, p = pt.second;
+        const double work = (double)s.H * n * (p + (n + 1) / 2.0);
+        const double a = s_per_work * work > ATTN_MAX_RUN_S ? -2.0 : bench_prefill_attn(s, n, p);
+        if (a < 0) {
+            printf("prefill attn n=%d p=%d: skipped (%s)\n", n, p, a < -1.5 ? "too long" : "memory");
+            continue;
+        }
+        s_per_work = a / work;
+        printf("prefill attn n=%-6d p=%-6d %10.3f ms\n", n, p, a * 1e3);
+        if (gemm_at(n) >= 0) pre.push_back({n + p, p, gemm_at(n), a});
+    }
+    // Decode attention: B requests x ctx tokens each.
+    for (int B : decode_b) {
+        for (int ctx : {1024, 8192, 32768}) {
+            const double a = bench_decode_attn(s, B, ctx);
+            if (a < 0) { printf("decode attn B=%d ctx=%d: skipped (memory)\n", B, ctx); continue; }
+            printf("decode attn  B=%-6d ctx=%-6d %8.3f ms\n", B, ctx, a * 1e3);
+            if (gemm_at(B) >= 0) dec.push_back({B, ctx, gemm_at(B), a});
+        }
+    }
+    CK(cudaFree(g_flush));
+
+    // Pinned host <-> device copies, 1 MiB .. 1 GiB in powers of 4.
+    std::vector<CopyRow> cps;
+    size_t max_b = 1ull << 30;
+    while (max_b > (1u << 20) && !fits(max_b)) max_b >>= 2;
+    void *hbuf = nullptr, *dbuf = nullptr;
+    CK(cudaMallocHost(&hbuf, max_b));
+    CK(cudaMalloc(&dbuf, max_b));
+    memset(hbuf, 1, max_b);
+    for (size_t b = 1u << 20; b <= max_b; b <<= 2) {
+        auto copy = [&](void *dst, const void *src, cudaMemcpyKind kind) {
+            return time_median([&] { CK(cudaMemcpyAsync(dst, src, b, kind)); }, false);
+        };
+        const double h2d = copy(dbuf, hbuf, cudaMemcpyHostToDevice);
+        const double d2h = copy(hbuf, dbuf, cudaMemcpyDeviceToHost);
+        cps.push_back({b, h2d, d2h});
+        printf("copy %5zu MiB: h2d %6.2f GB/s, d2h %6.2f GB/s\n", b >> 20, b / h2d / 1e9, b / d2h / 1e9);
+    }
+    CK(cudaFreeHost(hbuf));
+    CK(cudaFree(dbuf));
+    CK(cudaFree(g_sink));
+    CKB(cublasDestroy(hb));
+
+    // JSON, written to OUT.tmp and renamed into place.
+    char date[16];
+    const time_t now = time(nullptr);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%Y-%m-%d", &tmv);
+    const std::string tmp = std::string(out_path) + ".tmp";
+    const std::string src = std::string("calib/gpu microbenchmarks on ") + prop.name;
+    FILE *f = fopen(tmp.c_str(), "w");
+    if (!f) return perror(tmp.c_str()), 1;
+    fprintf(f, "{\n  \"kind\": \"gpu\",\n  \"source\": %s,\n  \"date\": \"%s\",\n  \"hardware\": %s,\n"
+               "  \"models\": [%s],\n  \"gpu\": {\"name\": %s, \"driver\": %d, \"runtime\": %d, "
+               "\"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, \"memory_gb\": %.1f, \"count_used\": 1},\n"
+               "  \"model\": %s, \"tp\": %d, \"layers\": %d,\n",
+            js(src.c_str()).c_str(), date, js(hw).c_str(), js(model).c_str(), js(prop.name).c_str(),
+            drv, rt, sm_khz / 1000, mem_khz / 1000, mem_gb, js(model).c_str(), tp, s.layers);
+    json_rows(f, "prefill_layer", "n_tok", "prefix_tok", pre);
+    json_rows(f, "decode_layer", "batch", "ctx_tok", dec);
+    fprintf(f, "  \"copies\": [");
+    for (size_t i = 0; i < cps.size(); i++)
+        fprintf(f, "%s\n    {\"bytes\": %zu, \"h2d_s\": %.6g, \"d2h_s\": %.6g}",
+                i ? "," : "", cps[i].bytes, cps[i].h2d, cps[i].d2h);
+    fprintf(f, "\n  ],\n  \"checks\": {\"gemm_max_rel_err\": %.3g, \"prefill_attn_max_rel_err\": %.3g, "
+               "\"decode_attn_max_rel_err\": %.3g}\n}\n", e_gemm, e_pre, e_dec);
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) return perror(tmp.c_str()), fclose(f), 1;
+    if (fclose(f) != 0 || rename(tmp.c_str(), out_path) != 0) return perror(out_path), 1;
+    printf("wrote %s: %zu prefill rows, %zu decode rows, %zu copy rows\n", out_path, pre.size(), dec.size(),
+           cps.size());
+    return 0;
+}
