@@ -274,6 +274,42 @@ START_TEST(test_fit_gpu_measurements)
 }
 END_TEST
 
+/* A network file (calib/net, calib tcp): latency and bandwidth recovered
+ * from noisy transfer times. */
+START_TEST(test_fit_network_measurements)
+{
+    gsl_rng *r = sim_rng_new(6, 66);
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "kind", json_string("network"));
+    json_object_set_new(root, "source", json_string("synthetic"));
+    json_object_set_new(root, "date", json_string("2026-11-30"));
+    for (double b = 4096; b <= 1e9; b *= 4) {
+        json_t *pt = json_object();
+        json_object_set_new(pt, "bytes", json_real(b));
+        double t = (8e-6 + b / 20e9) * (1 + 0.01 * (gsl_rng_uniform(r) - 0.5));
+        json_object_set_new(pt, "s", json_real(t));
+        json_array_append_new(arr, pt);
+    }
+    json_object_set_new(root, "points", arr);
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/net_meas.json", tests_tmpdir());
+    snprintf(out, sizeof out, "%s/net_cal.json", tests_tmpdir());
+    FILE *f = fopen(in, "w");
+    ck_assert_int_eq(sim_json_write(f, root), 0);
+    fclose(f);
+    json_decref(root);
+    gsl_rng_free(r);
+    sim_err_t err;
+    ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
+    json_t *cal = load(out), *net = json_object_get(cal, "network");
+    ck_assert_ptr_nonnull(net);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(net, "bandwidth_bytes_per_s")), 20e9, 20e9 * 0.02);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(net, "latency_s")), 8e-6, 8e-7);
+    ck_assert_double_lt(json_number_value(json_object_get(net, "max_rel_err")), 0.02);
+    json_decref(cal);
+}
+END_TEST
+
 START_TEST(test_fit_measurement_errors)
 {
     const char *d = tests_tmpdir();
@@ -407,6 +443,7 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_calib_fit_errors);
     tcase_add_test(tc, test_fitted_cost);
     tcase_add_test(tc, test_fit_gpu_measurements);
+    tcase_add_test(tc, test_fit_network_measurements);
     tcase_add_test(tc, test_fit_measurement_errors);
     tcase_add_test(tc, test_shipped_calibrations);
     tcase_add_test(tc, test_roofline_cost);

@@ -1,8 +1,7 @@
 #!/bin/sh
 # calib/gpu/measure.sh OUTDIR [HARDWARE]: build calib/gpu and measure one GPU
-# for the shipped models: llama2-70b shapes under tensor parallelism 8 (one
-# GPU's share of a layer) and llama3-8b on one GPU (prefill up to 8k tokens,
-# to stay within ten minutes). Writes OUTDIR/HARDWARE-MODEL.gpu.json and
+# for the shipped models: llama2-70b and llama3-70b shapes under tensor
+# parallelism 8 (one GPU's share of a layer) and llama3-8b on one GPU. Writes OUTDIR/HARDWARE-MODEL.gpu.json and
 # the logs; fit them with `mooncake-sim calib fit`. A run that exceeds its
 # time limit is repeated with --quick, so every model gets a file.
 set -u
@@ -23,5 +22,7 @@ run() { # MODEL TP LIMIT_S [--quick]
     tail -n 3 "$out/$1.log"
     return $rc
 }
-run llama2-70b 8 300 "" || run llama2-70b 8 90 --quick
-run llama3-8b 1 150 --quick
+for m in "llama2-70b 8" "llama3-70b 8" "llama3-8b 1"; do
+    set -- $m
+    run "$1" "$2" 180 "" || run "$1" "$2" 60 --quick
+done
