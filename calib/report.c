@@ -88,11 +88,11 @@ int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *e
         char pp[4200];
         snprintf(pp, sizeof pp, "%s/calib/data/paper-a800x8-llama70b.json", data_dir ? data_dir : ".");
         json_t *paper = NULL;
-        if (strcmp(hw, "a800x8") == 0)
-            sim_json_load(pp, &paper, NULL);
-        fprintf(out, "\n  predictions%s\n", paper ? " (the paper's FAST'25 Fig. 14 in brackets)" : "");
-        fprintf(out, "  %8s  %18s  %18s  %20s\n", "prompt", "prefill 0% s", "prefill 95% s",
-                "decode 128 tokens s");
+        sim_json_load(pp, &paper, NULL);
+        fprintf(out, "\n  predictions%s\n",
+                paper ? " (in brackets: the paper's measurements on A800 nodes, FAST'25 Fig. 14)" : "");
+        fprintf(out, "  %8s  %-18s  %-18s  %-20s\n", "prompt", "  prefill 0% s", "  prefill 95% s",
+                "  decode 128 tok s");
         for (size_t i = 0; i < sizeof PROMPTS / sizeof PROMPTS[0]; i++) {
             int64_t n = PROMPTS[i];
             double p0 = (double)model_cost_prefill_ns(c, n, 0) / 1e9;
