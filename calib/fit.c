@@ -278,6 +278,16 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
         if (json_is_string(t))
             tr = json_string_value(t);
         json_object_set_new(out, "transport", json_string(tr));
+        if (json_object_get(root, "nic_bytes_per_s")) { /* the testbed's NICs, for efficiency */
+            double nic;
+            if (sim_json_num(root, "nic_bytes_per_s", in_path, "$", &nic, err) != 0)
+                goto done;
+            if (!(nic > 0)) {
+                sim_errf(err, "%s: $.nic_bytes_per_s: must be > 0", in_path);
+                goto done;
+            }
+            json_object_set_new(out, "nic_bytes_per_s", json_real(nic));
+        }
         if (!(sect = fit_sizes(root, "points", "s", "network", in_path, report, res.f, err)))
             goto done;
         json_object_set_new(out, "network", sect);

@@ -41,6 +41,15 @@ typedef struct sim_net_profile {
 int sim_net_profile_get(const char *name, sim_net_profile_t *out);
 void sim_net_profile_names(char *buf, size_t len);
 
+/* Fill *out from a network calibration file (`calib fit` of calib/net or
+ * `calib tcp` measurements; "network": latency_s, bandwidth_bytes_per_s,
+ * max_rel_err). The efficiency is the fitted bandwidth over the file's
+ * "nic_bytes_per_s" (the measured testbed's NICs) when it has one, else
+ * over node_nic_bytes_per_s (the simulated node's). out->name is name,
+ * which must outlive *out. -1 with a located error otherwise. */
+int sim_net_profile_file(const char *name, const char *path, double node_nic_bytes_per_s,
+                         sim_net_profile_t *out, sim_err_t *err);
+
 typedef struct sim_net sim_net_t;
 
 /* A network of n_nodes nodes with nic_bytes_per_s[i] of NIC bandwidth

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/jsonx.h"
 #include "sim/registry.h"
 
 typedef struct profile_data {
@@ -83,4 +84,51 @@ int sim_net_profile_get(const char *name, sim_net_profile_t *out)
     out->efficiency = 1.0 / c1 / d->nic_bytes_per_s;
     out->fit_max_rel_err = max_rel;
     return 0;
+}
+
+int sim_net_profile_file(const char *name, const char *path, double node_nic_bytes_per_s,
+                         sim_net_profile_t *out, sim_err_t *err)
+{
+    json_t *root;
+    if (sim_json_load(path, &root, err) != 0)
+        return -1;
+    int rc = -1;
+    const char *kind;
+    double lat, bw, maxe, nic = node_nic_bytes_per_s;
+    json_t *net = json_object_get(root, "network");
+    if (sim_json_str(root, "kind", path, "$", &kind, err) != 0)
+        goto done;
+    if (strcmp(kind, "network") != 0 || !json_is_object(net)) {
+        sim_errf(err, "%s: $.kind: '%s' is not a network calibration (fit calib/net or calib tcp "
+                      "measurements with calib fit)", path, kind);
+        goto done;
+    }
+    if (sim_json_num(net, "latency_s", path, "$.network", &lat, err) != 0 ||
+        sim_json_num(net, "bandwidth_bytes_per_s", path, "$.network", &bw, err) != 0 ||
+        sim_json_num(net, "max_rel_err", path, "$.network", &maxe, err) != 0)
+        goto done;
+    if (json_object_get(root, "nic_bytes_per_s") &&
+        sim_json_num(root, "nic_bytes_per_s", path, "$", &nic, err) != 0)
+        goto done;
+    if (!(lat >= 0 && lat < 10)) {
+        sim_errf(err, "%s: $.network.latency_s: %g is not in [0, 10) s", path, lat);
+        goto done;
+    }
+    if (!(bw > 0) || !(nic > 0) || bw > nic * (1 + 1e-9)) {
+        sim_errf(err, "%s: $.network.bandwidth_bytes_per_s: %g exceeds the NIC bandwidth %g (set "
+                      "$.nic_bytes_per_s to the measured testbed's, or raise network.nic_gbps)",
+                 path, bw, nic);
+        goto done;
+    }
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    out->help = "a network calibration file";
+    out->source = path;
+    out->latency_s = lat;
+    out->efficiency = bw / nic < 1 ? bw / nic : 1;
+    out->fit_max_rel_err = maxe;
+    rc = 0;
+done:
+    json_decref(root);
+    return rc;
 }

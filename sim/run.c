@@ -98,6 +98,32 @@ static void prefix_src(sim_err_t *err, const char *src)
     }
 }
 
+/* $.network.transport: a built-in profile, else a network calibration (a
+ * path, or NAME for <data_dir>/models/calib/NAME.json). */
+static int net_profile(const sim_config_t *cfg, const sim_run_opts_t *o, double nic_bytes_per_s,
+                       const char *src, sim_net_profile_t *prof, char *path, size_t len,
+                       sim_err_t *err)
+{
+    const char *t = cfg->network.transport;
+    if (sim_net_profile_get(t, prof) == 0)
+        return 0;
+    char exp[SIM_CFG_PATH];
+    if (sim_config_expand(t, exp, sizeof exp, src, "$.network.transport", err) != 0)
+        return -1;
+    if (strchr(exp, '/') || strstr(exp, ".json"))
+        snprintf(path, len, "%s", exp);
+    else
+        snprintf(path, len, "%s/models/calib/%s.json", o->data_dir ? o->data_dir : ".", exp);
+    if (sim_net_profile_file(t, path, nic_bytes_per_s, prof, err) == 0)
+        return 0;
+    char names[128];
+    sim_net_profile_names(names, sizeof names);
+    sim_err_t e = *err;
+    return sim_errf(err, "%s: $.network.transport: '%s' is neither a transport (valid: %s) nor a "
+                         "usable network calibration: %s",
+                    src, t, names, e.msg);
+}
+
 int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *res,
             sim_err_t *err)
 {
@@ -115,6 +141,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .hw = hw, .llm = llm, .calibration = calib, .data_dir = o->data_dir,
         .mfu = cfg->cost.mfu, .mbu = cfg->cost.mbu, .overhead_s = cfg->cost.overhead_s,
     };
+    double nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
+                                                       : model_hw_nic_bytes_per_s(hw);
+    char ppath[SIM_CFG_PATH + 64];
     int rc = -1, dir_created = 0;
     model_cost_t *cost = NULL;
     trace_t *trace = NULL;
@@ -123,6 +152,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     json_t *summary = NULL, *eff = NULL;
     sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0}, tsf = {0};
 
+    sim_net_profile_t prof;
+    if (net_profile(cfg, o, nic_bytes_per_s, src, &prof, ppath, sizeof ppath, err) != 0)
+        goto done;
     cost = model_cost_new(cfg->cost.model, &ca, err);
     if (!cost) {
         sim_err_t e = *err;
@@ -146,8 +178,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     }
     m = sim_metrics_new(csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
     sim_metrics_set_timeseries(m, tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
-    sim_net_profile_t prof;
-    SIM_ASSERT(sim_net_profile_get(cfg->network.transport, &prof) == 0); /* validated */
     sim_cluster_args_t ka = {
         .hw = hw, .llm = llm, .cost = cost,
         .place = sim_place_find(cfg->scheduler.policy),
@@ -158,8 +188,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .prefill_group = (int)cfg->cluster.prefill_group,
         .prefill_chunk_tok = cfg->cluster.prefill_chunk,
         .net_profile = &prof,
-        .nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
-                                                     : model_hw_nic_bytes_per_s(hw),
+        .nic_bytes_per_s = nic_bytes_per_s,
         .cache_global = strcmp(cfg->cache.scope, "global") == 0,
         .hot_fetches = (int)cfg->cache.hot_fetches,
         .hot_replicas = (int)cfg->cache.hot_replicas,

@@ -117,6 +117,14 @@ expect 0 "1048576 bytes" "$BIN" calib tcp --sizes 4096,65536,1048576 --iters 3 -
 expect 0 "network  3 points" "$BIN" calib fit "$T/tcp.json" -o "$T/tcpfit.json"
 expect 0 "latency" "$BIN" calib report "$T/tcpfit.json"
 [ -s "$T/tcpfit.json.residuals.csv" ] && ok || bad "calib fit wrote no residuals"
+# ... and drives a run as its transport; a typo is a located error
+expect 0 "requests     50 total" "$BIN" run "$T/small.json" --set network.transport="$T/tcpfit.json" --out "$T/net1"
+grep -qF "\"transport\": \"$T/tcpfit.json\"" "$T/net1/summary.json" && ok || bad "summary lacks the calibrated transport"
+expect 2 "\$.network.transport: 'rdmaa' is neither a transport (valid: rdma, tcp)" "$BIN" run "$T/small.json" \
+    --set network.transport=rdmaa --out "$T/net2"
+expect 2 "\$.kind: 'points' is not a network calibration" "$BIN" run "$T/small.json" \
+    --set network.transport=models/calib/h800x8.json --out "$T/net2"
+[ ! -e "$T/net2" ] && ok || bad "a refused transport left $T/net2"
 expect 2 "'huge' is not" "$BIN" calib tcp --sizes 4096,huge -o "$T/never.json"
 expect 2 "--hardware tpu: unknown hardware (valid: a800x8" "$BIN" calib roofline -H tpu -m llama3-8b -o "$T/never.json"
 [ ! -e "$T/never.json" ] && ok || bad "calib wrote never.json on bad input"

@@ -162,6 +162,36 @@ START_TEST(test_profiles)
 }
 END_TEST
 
+/* A network calibration file as a transport profile: efficiency against
+ * the file's NIC when it names one, else the simulated node's; errors
+ * located. */
+START_TEST(test_profile_file)
+{
+    const char *d = tests_tmpdir();
+    const char *a = "{\"kind\": \"network\", \"network\": {\"latency_s\": 2e-5,\n"
+                    " \"bandwidth_bytes_per_s\": 20e9, \"max_rel_err\": 0.03}}\n";
+    const char *b = "{\"kind\": \"network\", \"nic_bytes_per_s\": 25e9, \"network\": {\"latency_s\": 0,\n"
+                    " \"bandwidth_bytes_per_s\": 20e9, \"max_rel_err\": 0.03}}\n";
+    const char *g = "{\"kind\": \"gpu\", \"network\": {}}\n";
+    const char *m = "{\"kind\": \"network\", \"network\": {\"latency_s\": 0}}\n";
+    sim_net_profile_t p;
+    sim_err_t err;
+    ck_assert_int_eq(sim_net_profile_file("a", tests_write_file(d, "a.json", a, strlen(a)), 100e9, &p, &err), 0);
+    ck_assert_double_eq_tol(p.efficiency, 0.2, 1e-12);
+    ck_assert_double_eq_tol(p.latency_s, 2e-5, 1e-15);
+    ck_assert_str_eq(p.name, "a");
+    ck_assert_int_eq(sim_net_profile_file("b", tests_write_file(d, "b.json", b, strlen(b)), 100e9, &p, &err), 0);
+    ck_assert_double_eq_tol(p.efficiency, 0.8, 1e-12);
+    /* faster than the simulated NIC without a NIC of its own: refused */
+    ck_assert_int_eq(sim_net_profile_file("a", tests_write_file(d, "a.json", a, strlen(a)), 10e9, &p, &err), -1);
+    ck_assert_msg(strstr(err.msg, "a.json: $.network.bandwidth_bytes_per_s: 2e+10 exceeds"), "%s", err.msg);
+    ck_assert_int_eq(sim_net_profile_file("g", tests_write_file(d, "g.json", g, strlen(g)), 100e9, &p, &err), -1);
+    ck_assert_msg(strstr(err.msg, "g.json: $.kind: 'gpu' is not a network calibration"), "%s", err.msg);
+    ck_assert_int_eq(sim_net_profile_file("m", tests_write_file(d, "m.json", m, strlen(m)), 100e9, &p, &err), -1);
+    ck_assert_msg(strstr(err.msg, "m.json: $.network.bandwidth_bytes_per_s: missing"), "%s", err.msg);
+}
+END_TEST
+
 Suite *test_net_suite(void)
 {
     Suite *s = suite_create("net");
@@ -171,6 +201,7 @@ Suite *test_net_suite(void)
     tcase_add_test(tc, test_receiver_bound);
     tcase_add_test(tc, test_capped_flow);
     tcase_add_test(tc, test_profiles);
+    tcase_add_test(tc, test_profile_file);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -298,8 +298,28 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_json(const char *out, const char *host, const char *dev, const size_t *sizes,
-                       const double *med, int n)
+/* The port's data rate in bytes/s from its active width and speed codes
+ * (verbs.h), or 0 when a code is unknown. */
+static double port_bytes_per_s(const struct ibv_port_attr *pa)
+{
+    static const struct { int code; double gbps; } speeds[] = {
+        {1, 2.5}, {2, 5}, {4, 10}, {8, 10.3125}, {16, 14.0625}, {32, 25.78125},
+        {64, 50}, {128, 100}, {256, 200},
+    };
+    static const struct { int code; int lanes; } widths[] = {{1, 1}, {2, 4}, {4, 8}, {8, 12}, {16, 2}};
+    double gbps = 0;
+    int lanes = 0;
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++)
+        if (speeds[i].code == pa->active_speed)
+            gbps = speeds[i].gbps;
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        if (widths[i].code == pa->active_width)
+            lanes = widths[i].lanes;
+    return gbps * lanes * 1e9 / 8;
+}
+
+static void write_json(const char *out, const char *host, const char *dev, double nic,
+                       const size_t *sizes, const double *med, int n)
 {
     char tmp[4096], date[16];
     time_t t = time(NULL);
@@ -316,7 +336,10 @@ static void write_json(const char *out, const char *host, const char *dev, const
                "  \"source\": \"calib/net RDMA WRITE benchmark, %s\",\n  \"date\": \"%s\",\n  \"host\": ",
             dev, date);
     json_str(f, host);
-    fprintf(f, ",\n  \"device\": \"%s\",\n  \"points\": [\n", dev);
+    fprintf(f, ",\n  \"device\": \"%s\",\n", dev);
+    if (nic > 0) /* one port: the simulator's efficiency is relative to it */
+        fprintf(f, "  \"nic_bytes_per_s\": %.6g,\n", nic);
+    fprintf(f, "  \"points\": [\n");
     for (int i = 0; i < n; i++)
         fprintf(f, "    {\"bytes\": %zu, \"s\": %.9g}%s\n", sizes[i], med[i], i + 1 < n ? "," : "");
     fprintf(f, "  ]\n}\n");
@@ -458,7 +481,7 @@ int main(int argc, char **argv)
     char done = 'X';
     xfer(fd, &done, 1, 1);
     close(fd);
-    write_json(out, host, r.name, sizes, med, nsizes);
+    write_json(out, host, r.name, port_bytes_per_s(&r.port), sizes, med, nsizes);
     free(t);
     rdma_free(&r);
     fprintf(stderr, PROG ": wrote %s\n", out);
