@@ -3,12 +3,13 @@
 #   make            build bin/mooncake-sim
 #   make deps       install missing packages (as root) or print the line
 #   make run        deps + build + the default experiment
-#   make test       deps + build + every test (unit, CLI, golden)
+#   make test       deps + build + every test (unit, CLI, golden, calib builds)
 #   make bench      replay the conversation trace and report wall time
 #   make traces     download the public Mooncake traces into traces/data/
 #   make figures    the experiments: tables, CSVs and PNGs under results/
 #   make reproduce  the end-to-end comparisons with vLLM, one summary table
 #   make golden-update  refresh tests/golden/ from the current build
+#   make calib      build the GPU (nvcc) and RDMA calibration benchmarks
 #   make echo       print the effective flags (V=1 shows every command)
 # Switches: WERROR=1 (warnings are errors), SANITIZE=address,undefined, OPT=-O0
 
