@@ -1,11 +1,13 @@
 // calib/gpu/gpu_bench.cu: GPU calibration microbenchmarks for mooncake-sim. On GPU 0 it times
 // one GPU's share of one tensor-parallel layer of a built-in model: the four GEMMs (cuBLAS, BF16),
-// causal prefill and decode attention (own tiled kernels) and pinned host<->device copies, after
-// checking the kernels against a CPU reference. Writes JSON of kind "gpu" (gpu info, prefill_layer,
+// causal prefill attention (own tensor-core kernel: wmma, BF16 in, FP32 accumulate), decode
+// attention (own tiled kernel) and pinned host<->device copies, after checking the kernels
+// against a CPU reference. Writes JSON of kind "gpu" (gpu info, prefill_layer,
 // decode_layer, copies, checks; seconds per layer per GPU) for the project's fitting tool.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <mma.h>
 #include <getopt.h>
 #include <unistd.h>
 #include <algorithm>
@@ -19,6 +21,7 @@
 
 typedef __nv_bfloat16 bf16;
 typedef __nv_bfloat162 bf162;
+namespace wmma = nvcuda::wmma;
 
 // Every CUDA and cuBLAS call is checked: file:line, the error, exit status 1.
 #define CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
@@ -30,8 +33,16 @@ typedef __nv_bfloat162 bf162;
 
 constexpr int HD = 128;                  // head dimension (every built-in model)
 constexpr int HW = HD / 2;               // one head row in bf16x2 words
-constexpr int PBQ = 64, PBK = 32;        // prefill query tile, key tile
-constexpr int PTH = 256;                 // prefill threads: 4 per query row
+constexpr int PBQ = 64, PBK = 64;        // prefill query tile, key tile
+constexpr int PTH = 128;                 // prefill threads: 4 warps of 16 query rows
+constexpr int PLD = HD + 8, SLD = PBK + 4, PPLD = PBK + 8;  // prefill smem rows: Q/K/V, S, P (elements)
+// Prefill dynamic shared memory (bytes): K, V tiles; Q tile, later the scores S;
+// P hi and lo parts; one float per query row. Every part 128-byte aligned.
+constexpr int PSM_K = 0, PSM_V = PSM_K + PBK * PLD * 2, PSM_QS = PSM_V + PBK * PLD * 2;
+constexpr int PSM_PH = PSM_QS + std::max(PBQ * PLD * 2, PBQ * SLD * 4), PSM_PL = PSM_PH + PBQ * PPLD * 2;
+constexpr int PSM_A = PSM_PL + PBQ * PPLD * 2, PSMEM = PSM_A + PBQ * 4;
+static_assert(PSM_V % 128 == 0 && PSM_QS % 128 == 0 && PSM_PH % 128 == 0 && PSM_PL % 128 == 0 &&
+              PSM_A % 128 == 0, "wmma needs 32-byte aligned tiles");
 constexpr int DTK = 64, DTH = 128;       // decode key tile; threads (one per dim)
 constexpr int MAXG = 8;                  // most query heads sharing one KV head
 constexpr double TOL = 2e-2;             // BF16 relative tolerance of the checks
@@ -67,84 +78,144 @@ __global__ void l2_flush_kernel(const int4 *p, size_t n, int *sink) {
     if (acc == 0x7fffffff) *sink = acc;  // never true; keeps the loads
 }
 
-// Causal prefill attention of n new tokens over p cached ones (one request).
+// Causal prefill attention of n new tokens over p cached ones (one request), on
+// tensor cores (wmma m16n16k16, BF16 in, FP32 accumulate), flash-attention style.
 // Q, O: [n][H][HD]; K, V: [p + n][KVH][HD]; query i sits at position p + i and
 // sees keys 0..p+i; query head h reads kv head h / (H / KVH). Block = (64-query
-// tile, head); 4 threads (a quad) per query row: each scores 8 of the 32 keys
-// of a key tile and owns 32 of the 128 output dims. Online softmax in FP32.
-// Shared memory about 41 KB (rows padded by one word against bank conflicts).
+// tile, head), 4 warps of 16 query rows each. Per 64-key tile: S = Q K^T with
+// wmma into shared memory (K read as a col_major K^T), online softmax of S in
+// FP32 (2 lanes per row), then O += P V with wmma, O held in accumulator
+// fragments. P is split into bf16 hi + lo parts (two MMAs) so its rounding stays
+// far below the check's tolerance. Key fragments a warp cannot see (beyond the
+// diagonal) are skipped, and so are whole tiles; keys past the tile's last
+// visible one and query rows past n are zero-padded.
+// Shared memory 69 KB (dynamic; rows padded by 16 bytes against bank conflicts).
 __global__ void __launch_bounds__(PTH)
 prefill_attn_kernel(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
                     int n, int p, int H, int KVH, float scale) {
-    __shared__ bf162 Qs[PBQ][HW + 1], Ks[PBK][HW + 1], Vs[PBK][HW + 1];
-    __shared__ float Ps[PBQ][PBK + 1];
-    const int tid = threadIdx.x, row = tid >> 2, ql = tid & 3;
+    extern __shared__ __align__(128) unsigned char psm[];
+    bf16 *Ks = reinterpret_cast<bf16 *>(psm + PSM_K), *Vs = reinterpret_cast<bf16 *>(psm + PSM_V);
+    bf16 *Qs = reinterpret_cast<bf16 *>(psm + PSM_QS);  // Q tile; then the scores S
+    float *Ss = reinterpret_cast<float *>(psm + PSM_QS);
+    bf16 *Ph = reinterpret_cast<bf16 *>(psm + PSM_PH), *Pl = reinterpret_cast<bf16 *>(psm + PSM_PL);
+    float *As = reinterpret_cast<float *>(psm + PSM_A);  // per row: rescale factor, then 1 / sum
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, wr0 = warp * 16;
+    const int r = lane >> 1, half = lane & 1;  // softmax: lanes 2r, 2r+1 own the warp's row r
     const int h = blockIdx.y, g = h / (H / KVH), q0 = blockIdx.x * PBQ;
-    const size_t qs = (size_t)H * HW, ks = (size_t)KVH * HW;  // token strides (words)
-    const bf162 *Q2 = reinterpret_cast<const bf162 *>(Q) + (size_t)h * HW;
-    const bf162 *K2 = reinterpret_cast<const bf162 *>(K) + (size_t)g * HW;
-    const bf162 *V2 = reinterpret_cast<const bf162 *>(V) + (size_t)g * HW;
-    const bf162 zero = __floats2bfloat162_rn(0.0f, 0.0f);
-    for (int i = tid; i < PBQ * HW; i += PTH) {
-        const int r = i / HW, w = i % HW;
-        Qs[r][w] = q0 + r < n ? Q2[(size_t)(q0 + r) * qs + w] : zero;
+    const float sl2 = scale * 1.4426950408889634f;  // scores in log2 units, for exp2f
+    const int4 z4 = make_int4(0, 0, 0, 0);
+    for (int i = tid; i < PBQ * HD / 8; i += PTH) {  // 8 bf16 (16 bytes) per step
+        const int rr = i / (HD / 8), c = i % (HD / 8) * 8;
+        *reinterpret_cast<int4 *>(Qs + rr * PLD + c) = q0 + rr < n
+            ? *reinterpret_cast<const int4 *>(Q + ((size_t)(q0 + rr) * H + h) * HD + c) : z4;
     }
-    const int qpos = p + min(q0 + row, n - 1);  // padding rows act as the last query
-    const int kend = p + min(q0 + PBQ, n);      // the tile needs keys [0, kend)
-    float m = -INFINITY, l = 0.0f;
-    float2 acc[16] = {};  // this thread's output dims: words ql + 4 i
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> qf[HD / 16];  // warp's Q rows
+#pragma unroll
+    for (int d = 0; d < HD / 16; d++) wmma::load_matrix_sync(qf[d], Qs + wr0 * PLD + d * 16, PLD);
+    __syncthreads();  // Q is in registers; its shared memory now holds S
+    // The element-to-(row, col) map of an accumulator fragment is unspecified but
+    // fixed, so loading a matrix whose entries are their row numbers tells each
+    // thread the row of each of its elements (for per-row rescaling of O).
+    float *Sw = Ss + wr0 * SLD;  // this warp's 16 score rows
+    for (int i = lane; i < 256; i += 32) Sw[(i / 16) * SLD + i % 16] = (float)(i / 16);
+    __syncwarp();
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> rowf, acc[HD / 16];
+    wmma::load_matrix_sync(rowf, Sw, SLD, wmma::mem_row_major);
+#pragma unroll
+    for (int f = 0; f < HD / 16; f++) wmma::fill_fragment(acc[f], 0.0f);
+    const int qpos = p + min(q0 + wr0 + r, n - 1);    // padding rows act as the last query
+    const int wlast = p + min(q0 + wr0 + 15, n - 1);  // the warp's last visible key
+    const int kend = p + min(q0 + PBQ, n);            // the tile needs keys [0, kend)
+    float m = -INFINITY, l = 0.0f;  // row r's running max (log2 units) and sum
     for (int k0 = 0; k0 < kend; k0 += PBK) {
-        __syncthreads();  // the previous tile is consumed (and Q is loaded)
-        for (int i = tid; i < PBK * HW; i += PTH) {
-            const int r = i / HW, w = i % HW, k = k0 + r;
-            Ks[r][w] = k < kend ? K2[(size_t)k * ks + w] : zero;
-            Vs[r][w] = k < kend ? V2[(size_t)k * ks + w] : zero;
+        __syncthreads();  // the previous tile is consumed (and S, P, As are free)
+        for (int i = tid; i < PBK * HD / 8; i += PTH) {
+            const int rr = i / (HD / 8), c = i % (HD / 8) * 8, k = k0 + rr;
+            const size_t off = ((size_t)k * KVH + g) * HD + c;
+            const bool in = k < kend;
+            *reinterpret_cast<int4 *>(Ks + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(K + off) : z4;
+            *reinterpret_cast<int4 *>(Vs + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(V + off) : z4;
         }
         __syncthreads();
-        float s[8] = {};  // scores of keys k0 + ql + 4 j
-        for (int w = 0; w < HW; w++) {
-            const float2 q = __bfloat1622float2(Qs[row][w]);
+        if (k0 > wlast) continue;  // the whole tile is masked for this warp
+        const int nkt = min(PBK / 16, (wlast - k0) / 16 + 1), ncol = nkt * 16;  // visible key fragments
+        for (int kt = 0; kt < nkt; kt++) {  // S[:, kt] = Q K[kt]^T; K^T is K read col_major
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
+            wmma::fill_fragment(s, 0.0f);
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
-                const float2 kk = __bfloat1622float2(Ks[ql + 4 * j][w]);
-                s[j] += q.x * kk.x + q.y * kk.y;
+            for (int d = 0; d < HD / 16; d++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;
+                wmma::load_matrix_sync(kf, Ks + kt * 16 * PLD + d * 16, PLD);
+                wmma::mma_sync(s, qf[d], kf, s);
             }
+            wmma::store_matrix_sync(Sw + kt * 16, s, SLD, wmma::mem_row_major);
         }
+        __syncwarp();
         // Key 0 is in the first tile and visible to every row, so m is finite
         // from then on even when a later tile is fully masked for a row.
+        const float *srow = Sw + r * SLD;
         float tmax = -INFINITY, lsum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            s[j] = k0 + ql + 4 * j <= qpos ? s[j] * scale : -INFINITY;
-            tmax = fmaxf(tmax, s[j]);
-        }
-        for (int o = 1; o < 4; o <<= 1) tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, o));
-        const float mnew = fmaxf(m, tmax), alpha = __expf(m - mnew);
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const float pj = __expf(s[j] - mnew);
-            Ps[row][ql + 4 * j] = pj;
+        for (int c = half; c < ncol; c += 2)
+            if (k0 + c <= qpos) tmax = fmaxf(tmax, srow[c]);
+        tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, 1)) * sl2;
+        const float mnew = fmaxf(m, tmax), alpha = exp2f(m - mnew);
+        for (int c = half; c < ncol; c += 2) {
+            const float pj = k0 + c <= qpos ? exp2f(srow[c] * sl2 - mnew) : 0.0f;
+            const bf16 hi = __float2bfloat16(pj);
+            Ph[(wr0 + r) * PPLD + c] = hi;
+            Pl[(wr0 + r) * PPLD + c] = __float2bfloat16(pj - __bfloat162float(hi));
             lsum += pj;
         }
-        for (int o = 1; o < 4; o <<= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, o);
+        lsum += __shfl_xor_sync(0xffffffffu, lsum, 1);
         l = l * alpha + lsum;
         m = mnew;
-        __syncwarp();  // a row's probabilities come from the 4 threads of its quad
+        if (!half) As[wr0 + r] = alpha;
+        __syncwarp();  // P and the row factors come from the whole warp
 #pragma unroll
-        for (int i = 0; i < 16; i++) acc[i].x *= alpha, acc[i].y *= alpha;
-        for (int j = 0; j < PBK; j++) {
-            const float pj = Ps[row][j];
+        for (int i = 0; i < rowf.num_elements; i++) {
+            const float a = As[wr0 + (int)rowf.x[i]];
 #pragma unroll
-            for (int i = 0; i < 16; i++) {
-                const float2 v = __bfloat1622float2(Vs[j][ql + 4 * i]);
-                acc[i].x += pj * v.x, acc[i].y += pj * v.y;
+            for (int f = 0; f < HD / 16; f++) acc[f].x[i] *= a;
+        }
+        for (int kt = 0; kt < nkt; kt++) {  // O += (P_hi + P_lo) V[kt]
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> ph, pl;
+            wmma::load_matrix_sync(ph, Ph + wr0 * PPLD + kt * 16, PPLD);
+            wmma::load_matrix_sync(pl, Pl + wr0 * PPLD + kt * 16, PPLD);
+#pragma unroll
+            for (int f = 0; f < HD / 16; f++) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
+                wmma::load_matrix_sync(vf, Vs + kt * 16 * PLD + f * 16, PLD);
+                wmma::mma_sync(acc[f], ph, vf, acc[f]);
+                wmma::mma_sync(acc[f], pl, vf, acc[f]);
             }
         }
     }
-    if (q0 + row < n) {
-        bf162 *O2 = reinterpret_cast<bf162 *>(O) + (size_t)(q0 + row) * qs + (size_t)h * HW;
+    // Normalize by the row sums, stage 64 output dims at a time through the
+    // warp's score rows, and write the valid rows out as bf16.
+    __syncwarp();  // every lane is done with the last tile's S and row factors
+    if (!half) As[wr0 + r] = 1.0f / l;
+    __syncwarp();
 #pragma unroll
-        for (int i = 0; i < 16; i++) O2[ql + 4 * i] = __floats2bfloat162_rn(acc[i].x / l, acc[i].y / l);
+    for (int i = 0; i < rowf.num_elements; i++) {
+        const float a = As[wr0 + (int)rowf.x[i]];
+#pragma unroll
+        for (int f = 0; f < HD / 16; f++) acc[f].x[i] *= a;
+    }
+    const int q = q0 + wr0 + r;
+    bf162 *O2 = reinterpret_cast<bf162 *>(O + ((size_t)q * H + h) * HD);
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+#pragma unroll
+        for (int f = 0; f < HD / 32; f++)
+            wmma::store_matrix_sync(Sw + f * 16, acc[hh * HD / 32 + f], SLD, wmma::mem_row_major);
+        __syncwarp();
+        if (q < n)  // lane: 32 dims of row r
+            for (int j = 0; j < 16; j++) {
+                const int c = half * 32 + 2 * j;
+                O2[(hh * HD / 2 + c) / 2] = __floats2bfloat162_rn(Sw[r * SLD + c], Sw[r * SLD + c + 1]);
+            }
+        __syncwarp();
     }
 }
 
@@ -278,7 +349,12 @@ static void gemm(cublasHandle_t hb, const bf16 *A, const bf16 *B, bf16 *C, int t
 static void prefill_attn(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
                          int n, int p, int H, int KVH) {
     const dim3 grid((unsigned)((n + PBQ - 1) / PBQ), (unsigned)H);
-    prefill_attn_kernel<<<grid, PTH>>>(Q, K, V, O, n, p, H, KVH, 1.0f / sqrtf((float)HD));
+    static bool smem_set = false;  // opt in to over 48 KB of dynamic shared memory, once
+    if (!smem_set) {
+        CK(cudaFuncSetAttribute(prefill_attn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, PSMEM));
+        smem_set = true;
+    }
+    prefill_attn_kernel<<<grid, PTH, PSMEM>>>(Q, K, V, O, n, p, H, KVH, 1.0f / sqrtf((float)HD));
     CK(cudaGetLastError());
 }
 // Splits for about 4 blocks per SM, chunks of at least 128 keys.
