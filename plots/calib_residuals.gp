@@ -7,6 +7,9 @@ set xlabel "measured time (s)"
 set ylabel "(fitted - measured) / measured"
 set logscale x
 set grid
-set key top right
-plot for [m in "prefill decode h2d network"] datafile every ::1 using \
+set format x "%g"
+set key outside right top
+# only the models the file has
+models = system(sprintf("cut -d, -f1 '%s' | sed 1d | uniq | tr '\\n' ' '", datafile))
+plot for [m in models] datafile every ::1 using \
     (strcol(1) eq m ? $5 : NaN):7 with points pt 7 ps 0.8 title m, 0 with lines lc rgb "black" notitle
