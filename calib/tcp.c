@@ -19,10 +19,12 @@
 
 #include "sim/out.h"
 
-static int write_all(int fd, const char *p, size_t n)
+/* Move all n bytes through fd (write when out, else read), retrying on
+ * EINTR and short transfers. -1 on error or end of stream. */
+static int io_all(int fd, char *p, size_t n, int out)
 {
     while (n > 0) {
-        ssize_t k = write(fd, p, n);
+        ssize_t k = out ? write(fd, p, n) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -33,19 +35,8 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-static int read_all(int fd, char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = read(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
+static int write_all(int fd, const char *p, size_t n) { return io_all(fd, (char *)p, n, 1); }
+static int read_all(int fd, char *p, size_t n) { return io_all(fd, p, n, 0); }
 
 /* Serve one client on fd until it sends size 0. */
 static int serve(int fd)

@@ -101,6 +101,22 @@ static json_t *load(const char *path)
     return j;
 }
 
+/* Write root (consumed) as NAME_meas.json, fit it, return the calibration. */
+static json_t *fit_measurements(json_t *root, const char *name)
+{
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/%s_meas.json", tests_tmpdir(), name);
+    snprintf(out, sizeof out, "%s/%s_cal.json", tests_tmpdir(), name);
+    FILE *f = fopen(in, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sim_json_write(f, root), 0);
+    fclose(f);
+    json_decref(root);
+    sim_err_t err;
+    ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
+    return load(out);
+}
+
 /* The committed calibration is what `calib fit` makes of its points, and
  * its recorded errors hold for every point. */
 START_TEST(test_calibration_matches_points)
@@ -242,17 +258,11 @@ START_TEST(test_fit_gpu_measurements)
     json_object_set_new(root, "prefill_layer", pf);
     json_object_set_new(root, "decode_layer", dc);
     json_object_set_new(root, "copies", cp_arr);
-    char in[512], out[512];
-    snprintf(in, sizeof in, "%s/gpu_meas.json", tests_tmpdir());
-    snprintf(out, sizeof out, "%s/gpu_cal.json", tests_tmpdir());
-    FILE *f = fopen(in, "w");
-    ck_assert_int_eq(sim_json_write(f, root), 0);
-    fclose(f);
-    json_decref(root);
     gsl_rng_free(r);
+    json_t *cal = fit_measurements(root, "gpu");
+    char out[512];
+    snprintf(out, sizeof out, "%s/gpu_cal.json", tests_tmpdir());
     sim_err_t err;
-    ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
-    json_t *cal = load(out);
     for (int k = 0; k < 3; k++) {
         double got_p = json_number_value(json_array_get(json_object_get(json_object_get(cal, "prefill"), "coef"), (size_t)k));
         double got_d = json_number_value(json_array_get(json_object_get(json_object_get(cal, "decode"), "coef"), (size_t)k));
@@ -291,17 +301,8 @@ START_TEST(test_fit_network_measurements)
         json_array_append_new(arr, pt);
     }
     json_object_set_new(root, "points", arr);
-    char in[512], out[512];
-    snprintf(in, sizeof in, "%s/net_meas.json", tests_tmpdir());
-    snprintf(out, sizeof out, "%s/net_cal.json", tests_tmpdir());
-    FILE *f = fopen(in, "w");
-    ck_assert_int_eq(sim_json_write(f, root), 0);
-    fclose(f);
-    json_decref(root);
     gsl_rng_free(r);
-    sim_err_t err;
-    ck_assert_msg(calib_fit_file(in, out, NULL, 0, &err) == 0, "%s", err.msg);
-    json_t *cal = load(out), *net = json_object_get(cal, "network");
+    json_t *cal = fit_measurements(root, "net"), *net = json_object_get(cal, "network");
     ck_assert_ptr_nonnull(net);
     ck_assert_double_eq_tol(json_number_value(json_object_get(net, "bandwidth_bytes_per_s")), 20e9, 20e9 * 0.02);
     ck_assert_double_eq_tol(json_number_value(json_object_get(net, "latency_s")), 8e-6, 8e-7);
