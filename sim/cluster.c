@@ -24,19 +24,6 @@ static void req_free(sim_cluster_t *c, sim_req_t *r)
     sim_free(r);
 }
 
-void sim_cluster_tbt_finish(sim_cluster_t *c, sim_req_t *r, size_t n)
-{
-    if (r->n_tbt_saved) { /* intervals from before preemptions go first */
-        sim_grow((void **)&c->scratch, &c->cap_scratch, n + r->n_tbt_saved, sizeof *c->scratch,
-                 "tbt scratch");
-        memmove(c->scratch + r->n_tbt_saved, c->scratch, n * sizeof *c->scratch);
-        memcpy(c->scratch, r->tbt_saved, r->n_tbt_saved * sizeof *c->scratch);
-        n += r->n_tbt_saved;
-    }
-    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
-                          &r->tbt_top10_s);
-}
-
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
 {
     SIM_ASSERT(r->status == SIM_REQ_ACTIVE);
@@ -93,7 +80,7 @@ static void ts_row(sim_cluster_t *c)
     }
     for (int j = 0; j < c->a.n_decode; j++) {
         const decode_inst_t *d = &c->dc[j];
-        dl[j] = d->n_batch ? (double)model_cost_decode_ns(c->a.cost, (int64_t)d->n_batch, d->ctx_tok) /
+        dl[j] = d->b.n ? (double)model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok) /
                                  (double)c->a.slo_tbt_ns
                            : 0;
     }
@@ -110,8 +97,9 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
     (void)obj;
     (void)arg;
     ts_row(c);
-    /* Keep sampling while anything is left to happen. */
-    if (!c->trace_ended || c->live)
+    /* Keep sampling while anything is left to happen (until the trace
+     * ends, its read-ahead record is live). */
+    if (c->live)
         sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
 }
 
@@ -124,10 +112,8 @@ static void pull_next(sim_cluster_t *c)
 {
     trace_req_t tr;
     int rc = trace_next(c->trace, &tr, &c->trace_err);
-    if (rc == TRACE_END) {
-        c->trace_ended = 1;
+    if (rc == TRACE_END)
         return;
-    }
     if (rc == TRACE_ERR) {
         c->trace_failed = 1;
         return;
@@ -192,7 +178,6 @@ static void arrival(void *ctx, void *obj, int64_t arg)
         r->input_tok <= c->a.prefill_chunk_tok &&
         model_cost_prefill_ns(c->a.cost, r->input_tok, 0) +
                 sim_cluster_decode_pred_iter_ns(c, dec.decode, r) <= c->a.slo_tbt_ns) {
-        r->inline_prefill = 1;
         sim_decode_inline(c, r);
         return;
     }
@@ -221,8 +206,6 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->n_nodes = a->n_colocated > 0 ? a->n_colocated : a->n_prefill * a->prefill_group + a->n_decode;
     c->pf = sim_xcalloc((size_t)a->n_prefill, sizeof *c->pf, "prefill instances");
     c->dc = sim_xcalloc((size_t)a->n_decode, sizeof *c->dc, "decode instances");
-    for (int j = 0; j < a->n_decode; j++)
-        c->dc[j].idx = j;
     if (a->n_colocated > 0)
         sim_coloc_init(c);
     else if (a->cache_policy) {
@@ -249,9 +232,9 @@ void sim_cluster_free(sim_cluster_t *c)
         req_free(c, c->live);
     for (int j = 0; j < c->a.n_decode; j++) {
         decode_inst_t *d = &c->dc[j];
-        sim_free(d->batch);
+        sim_free(d->b.heap);
         sim_free(d->fresh);
-        sim_free(d->ring);
+        sim_free(d->b.ring);
     }
     if (c->a.place->free)
         c->a.place->free(c->place_st);
@@ -381,7 +364,7 @@ static sim_time_t effective_tbt_ns(const sim_cluster_t *c, int64_t n, int64_t ct
 sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];
-    int64_t n = (int64_t)d->n_batch + 1, ctx = d->ctx_tok + r->input_tok;
+    int64_t n = (int64_t)d->b.n + 1, ctx = d->ctx_tok + r->input_tok;
     int64_t rsv = d->kv_used_tok + r->input_tok + r->output_tok;
     for (const sim_req_t *w = d->wait_head; w; w = w->next) {
         n++;
@@ -407,7 +390,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
     sim_time_t *iter = sim_xmalloc((size_t)nd * sizeof *iter + 1, "forecast iter");
     for (int j = 0; j < nd; j++) {
         const decode_inst_t *d = &c->dc[j];
-        iter[j] = d->n_batch ? model_cost_decode_ns(c->a.cost, (int64_t)d->n_batch, d->ctx_tok)
+        iter[j] = d->b.n ? model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok)
                              : model_cost_decode_ns(c->a.cost, 1, 0);
     }
     /* When each request still in prefill will reach decode: its instance's
@@ -431,8 +414,8 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
         if (r->decode_join_ns > 0) { /* decoding */
             const decode_inst_t *d = &c->dc[j];
             join = r->decode_join_ns;
-            rctx += 1 + (d->iter - r->join_iter);
-            leave = oracle ? now + (r->finish_iter - d->iter + 1) * iter[j] : join + t_d_ns;
+            rctx += 1 + (d->b.iter - r->join_iter);
+            leave = oracle ? now + (r->finish_iter - d->b.iter + 1) * iter[j] : join + t_d_ns;
         } else {
             /* in prefill (forecast_join set above), or prefilled and on its way */
             join = r->prefill_done || r->prefill_inst < 0 ? now : SIM_MAX(r->forecast_join_ns, now);

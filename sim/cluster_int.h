@@ -1,11 +1,13 @@
-/* sim/cluster_int.h: internal to sim/cluster.c, sim/prefill.c and
- * sim/decode.c: the cluster's state and the calls between its parts.
+/* sim/cluster_int.h: internal to sim/cluster.c, sim/prefill.c,
+ * sim/decode.c and sim/colocated.c: the cluster's state and the calls
+ * between its parts.
  * Node numbering: prefill instance i owns nodes i*G .. i*G+G-1 (G =
  * prefill group size; its first node holds its share of the KVCache
  * pool), decode instance j is node P*G + j. */
 #ifndef SIM_CLUSTER_INT_H
 #define SIM_CLUSTER_INT_H
 
+#include "sim/batch.h"
 #include "sim/cluster.h"
 #include "sim/net.h"
 
@@ -17,23 +19,17 @@ typedef struct prefill_inst {
 } prefill_inst_t;
 
 typedef struct decode_inst {
-    int idx;
-    sim_req_t **batch; /* min-heap on finish_iter */
-    size_t n_batch, cap_batch;
+    sim_batch_t b;     /* the running batch */
     sim_req_t *wait_head, *wait_tail; /* KV in VRAM, not yet admitted */
     sim_req_t **fresh; /* joined before the running iteration */
     size_t n_fresh, cap_fresh;
     int64_t kv_used_tok; /* reserved: input + output of each batch member */
     int64_t ctx_tok;     /* current context tokens of the batch */
-    int64_t iter;        /* iterations completed */
-    sim_time_t *ring;    /* end time of iteration k at ring[k & (ring_cap-1)] */
-    size_t ring_cap;
     int running;
     sim_time_t iter_start_ns;
     int64_t n_assigned; /* requests placed here and not finished */
     int64_t tok_assigned;
     sim_req_t *inline_head, *inline_tail; /* short prefills to run here */
-    sim_req_t *inline_req;
 } decode_inst_t;
 
 typedef struct coloc_inst coloc_inst_t;
@@ -51,7 +47,6 @@ struct sim_cluster {
     sim_kvpool_t *pool;
     sim_net_t *net;
     trace_t *trace;
-    int trace_ended;
     int64_t n_arrived, n_done;
     int trace_failed;
     sim_err_t trace_err;
@@ -97,9 +92,6 @@ void sim_coloc_init(sim_cluster_t *c);
 void sim_coloc_free(sim_cluster_t *c);
 /* Route an admitted request to a colocated instance and queue it. */
 void sim_coloc_enqueue(sim_cluster_t *c, sim_req_t *r);
-/* Per-request TBT statistics from intervals in scratch (n of them) after
- * the saved ones of earlier runs (preemptions). */
-void sim_cluster_tbt_finish(sim_cluster_t *c, sim_req_t *r, size_t n);
 
 /* decode.c */
 /* Run r's prefill on decode instance j between iterations (inlining). */

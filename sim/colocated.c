@@ -16,13 +16,9 @@ struct coloc_inst {
     int idx;
     sim_req_t *wait_head, *wait_tail; /* prompts to (re)compute, FIFO */
     sim_req_t *run_head, *run_tail;   /* running decodes, admission order */
-    sim_req_t **heap;                 /* running, min-heap on finish_iter */
-    size_t n_heap, cap_heap;
+    sim_batch_t b;                    /* running; iterations are token-producing steps */
     int64_t n_run;
     int64_t kv_used;   /* context tokens of running requests */
-    int64_t iter;      /* token-producing iterations so far */
-    sim_time_t *ring;  /* end time of iteration k */
-    size_t ring_cap;
     int busy;
     sim_time_t step_start;
     sim_req_t **step_pf; /* prompts finishing in this step */
@@ -39,54 +35,14 @@ struct coloc_inst {
  * per iteration since (kept implicit: no per-iteration loop over the batch). */
 static int64_t cur_ctx(const coloc_inst_t *o, const sim_req_t *r)
 {
-    return r->ctx_tok + (o->iter - r->join_iter);
+    return r->ctx_tok + (o->b.iter - r->join_iter);
 }
 
 /* ---- running set: heap by finish iteration + admission-order list ---- */
 
-static int hless(const sim_req_t *x, const sim_req_t *y)
-{
-    return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
-}
-
-static void hset(coloc_inst_t *o, size_t i, sim_req_t *r)
-{
-    o->heap[i] = r;
-    r->heap_pos = i;
-}
-
-static void hup(coloc_inst_t *o, size_t i)
-{
-    sim_req_t *r = o->heap[i];
-    while (i > 0 && hless(r, o->heap[(i - 1) / 2])) {
-        hset(o, i, o->heap[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    hset(o, i, r);
-}
-
-static void hdown(coloc_inst_t *o, size_t i)
-{
-    sim_req_t *r = o->heap[i];
-    for (;;) {
-        size_t ch = 2 * i + 1;
-        if (ch >= o->n_heap)
-            break;
-        if (ch + 1 < o->n_heap && hless(o->heap[ch + 1], o->heap[ch]))
-            ch++;
-        if (!hless(o->heap[ch], r))
-            break;
-        hset(o, i, o->heap[ch]);
-        i = ch;
-    }
-    hset(o, i, r);
-}
-
 static void run_add(coloc_inst_t *o, sim_req_t *r)
 {
-    sim_grow((void **)&o->heap, &o->cap_heap, o->n_heap + 1, sizeof *o->heap, "coloc heap");
-    o->heap[o->n_heap] = r;
-    hup(o, o->n_heap++);
+    sim_batch_push(&o->b, r);
     r->run_next = NULL;
     r->run_prev = o->run_tail;
     if (o->run_tail)
@@ -99,13 +55,7 @@ static void run_add(coloc_inst_t *o, sim_req_t *r)
 
 static void run_remove(coloc_inst_t *o, sim_req_t *r)
 {
-    size_t i = r->heap_pos;
-    sim_req_t *last = o->heap[--o->n_heap];
-    if (i < o->n_heap) {
-        hset(o, i, last);
-        hdown(o, i);
-        hup(o, last->heap_pos);
-    }
+    sim_batch_remove(&o->b, r);
     if (r->run_prev)
         r->run_prev->run_next = r->run_next;
     else
@@ -115,37 +65,6 @@ static void run_remove(coloc_inst_t *o, sim_req_t *r)
     else
         o->run_tail = r->run_prev;
     o->n_run--;
-}
-
-static void ring_reserve(coloc_inst_t *o, size_t need)
-{
-    if (need <= o->ring_cap)
-        return;
-    size_t n = o->ring_cap ? o->ring_cap : 64;
-    while (n < need)
-        n *= 2;
-    sim_time_t *ring = sim_xcalloc(n, sizeof *ring, "coloc ring");
-    int64_t keep = (int64_t)o->ring_cap < o->iter ? (int64_t)o->ring_cap : o->iter;
-    for (int64_t k = o->iter - keep; k < o->iter; k++)
-        ring[(size_t)k & (n - 1)] = o->ring[(size_t)k & (o->ring_cap - 1)];
-    sim_free(o->ring);
-    o->ring = ring;
-    o->ring_cap = n;
-}
-
-/* Intervals of r's tokens from iterations join_iter .. upto-1, after its
- * token at last_tok_ns, appended to scratch from position at. */
-static size_t collect(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, int64_t upto, size_t at)
-{
-    size_t n = at + (size_t)(upto - r->join_iter);
-    sim_grow((void **)&c->scratch, &c->cap_scratch, n + 1, sizeof *c->scratch, "tbt scratch");
-    sim_time_t prev = r->last_tok_ns;
-    for (int64_t k = r->join_iter; k < upto; k++) {
-        sim_time_t t = o->ring[(size_t)k & (o->ring_cap - 1)];
-        c->scratch[at++] = t - prev;
-        prev = t;
-    }
-    return n;
 }
 
 /* ---- steps ---- */
@@ -201,13 +120,14 @@ static void make_room(sim_cluster_t *c, coloc_inst_t *o, int64_t need)
         run_remove(o, v);
         o->kv_used -= cur_ctx(o, v);
         /* Keep its intervals so far: the ring moves on without it. */
-        size_t n = collect(c, o, v, o->iter, 0);
+        size_t n = (size_t)(o->b.iter - v->join_iter);
         sim_grow((void **)&v->tbt_saved, &v->cap_tbt_saved, v->n_tbt_saved + n,
                  sizeof *v->tbt_saved, "preempted intervals");
-        memcpy(v->tbt_saved + v->n_tbt_saved, c->scratch, n * sizeof *c->scratch);
+        sim_batch_intervals(&o->b, v->join_iter, o->b.iter, v->last_tok_ns,
+                            v->tbt_saved + v->n_tbt_saved);
         v->n_tbt_saved += n;
-        if (o->iter > v->join_iter)
-            v->last_tok_ns = o->ring[(size_t)(o->iter - 1) & (o->ring_cap - 1)];
+        if (o->b.iter > v->join_iter)
+            v->last_tok_ns = sim_batch_ring_at(&o->b, o->b.iter - 1);
         v->ctx_tok = 0;
         v->prefilled_tok = 0;
         v->preemptions++;
@@ -308,8 +228,14 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
 
 static void finish_request(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r)
 {
-    size_t n = collect(c, o, r, o->iter, 0);
-    sim_cluster_tbt_finish(c, r, n);
+    /* Intervals from before preemptions first, then this run's. */
+    size_t k = r->n_tbt_saved, n = k + (size_t)(o->b.iter - r->join_iter);
+    sim_grow((void **)&c->scratch, &c->cap_scratch, n + 1, sizeof *c->scratch, "tbt scratch");
+    if (k)
+        memcpy(c->scratch, r->tbt_saved, k * sizeof *c->scratch);
+    sim_batch_intervals(&o->b, r->join_iter, o->b.iter, r->last_tok_ns, c->scratch + k);
+    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
+                          &r->tbt_top10_s);
     o->outstanding--;
     sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
 }
@@ -337,11 +263,11 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
     }
     r->ctx_tok += 1;
     o->kv_used += 1;
-    r->join_iter = o->iter;
+    r->join_iter = o->b.iter;
     sim_grow((void **)&o->fresh, &o->cap_fresh, o->n_fresh + 1, sizeof *o->fresh, "coloc fresh");
     o->fresh[o->n_fresh++] = r;
-    r->finish_iter = o->iter + (r->output_tok - r->gen_tok) - 1;
-    ring_reserve(o, (size_t)(r->output_tok - r->gen_tok) + 1);
+    r->finish_iter = o->b.iter + (r->output_tok - r->gen_tok) - 1;
+    sim_batch_ring_reserve(&o->b, (size_t)(r->output_tok - r->gen_tok) + 1);
     run_add(o, r);
 }
 
@@ -353,28 +279,27 @@ static void step_done(void *ctx, void *obj, int64_t arg)
     sim_time_t now = sim_evq_now(c->evq);
     o->busy = 0;
     if (o->step_decodes) {
-        int64_t k = o->iter;
+        int64_t k = o->b.iter;
         /* Run-wide TBT: requests that produced a token last iteration
          * waited since then (prefill stalls included); new ones since
          * their previous token. */
         int64_t n_new = 0;
         for (size_t i = 0; i < o->n_fresh; i++) {
             sim_req_t *r = o->fresh[i];
-            if (r->join_iter == k && r->heap_pos < o->n_heap && o->heap[r->heap_pos] == r) {
+            if (r->join_iter == k && r->heap_pos < o->b.n && o->b.heap[r->heap_pos] == r) {
                 sim_metrics_tbt(c->m, now - r->last_tok_ns, 1);
                 n_new++;
             }
         }
         o->n_fresh = 0;
         if (o->n_run > n_new)
-            sim_metrics_tbt(c->m, now - o->ring[(size_t)(k - 1) & (o->ring_cap - 1)],
+            sim_metrics_tbt(c->m, now - sim_batch_ring_at(&o->b, k - 1),
                             (uint64_t)(o->n_run - n_new));
-        o->ring[(size_t)k & (o->ring_cap - 1)] = now;
-        o->iter++;
+        sim_batch_iter_end(&o->b, now);
         sim_metrics_decode_iter(c->m, now - o->step_start, o->n_run);
         o->kv_used += o->n_run;
-        while (o->n_heap > 0 && o->heap[0]->finish_iter == k) {
-            sim_req_t *r = o->heap[0];
+        while (o->b.n > 0 && o->b.heap[0]->finish_iter == k) {
+            sim_req_t *r = o->b.heap[0];
             run_remove(o, r);
             o->kv_used -= cur_ctx(o, r);
             finish_request(c, o, r);
@@ -428,8 +353,8 @@ void sim_coloc_init(sim_cluster_t *c)
 void sim_coloc_free(sim_cluster_t *c)
 {
     for (int i = 0; c->co && i < c->a.n_colocated; i++) {
-        sim_free(c->co[i].heap);
-        sim_free(c->co[i].ring);
+        sim_free(c->co[i].b.heap);
+        sim_free(c->co[i].b.ring);
         sim_free(c->co[i].step_pf);
         sim_free(c->co[i].fresh);
     }

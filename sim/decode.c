@@ -2,95 +2,20 @@
  * iteration. A request arrives when its KV is in the node's DRAM, is
  * loaded into VRAM (host-to-device), then joins a batch at an iteration
  * boundary when a slot and VRAM for its whole KV (input + output) are free.
- * Each instance logs iteration end times in a ring, so a finishing
- * request's token intervals are read back without per-token events or
- * allocations. */
+ * The batch and its ring of iteration end times are in sim/batch.h. */
 #include "sim/cluster_int.h"
 
 #include <math.h>
 
-static int heap_less(const sim_req_t *x, const sim_req_t *y)
-{
-    return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
-}
-
-static void heap_set(decode_inst_t *d, size_t i, sim_req_t *r)
-{
-    d->batch[i] = r;
-    r->heap_pos = i;
-}
-
-static void heap_push(decode_inst_t *d, sim_req_t *r)
-{
-    sim_grow((void **)&d->batch, &d->cap_batch, d->n_batch + 1, sizeof *d->batch, "decode batch");
-    size_t i = d->n_batch++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!heap_less(r, d->batch[p]))
-            break;
-        heap_set(d, i, d->batch[p]);
-        i = p;
-    }
-    heap_set(d, i, r);
-}
-
-static sim_req_t *heap_pop(decode_inst_t *d)
-{
-    sim_req_t *top = d->batch[0];
-    sim_req_t *last = d->batch[--d->n_batch];
-    size_t i = 0, n = d->n_batch;
-    if (n > 0) {
-        for (;;) {
-            size_t ch = 2 * i + 1;
-            if (ch >= n)
-                break;
-            if (ch + 1 < n && heap_less(d->batch[ch + 1], d->batch[ch]))
-                ch++;
-            if (!heap_less(d->batch[ch], last))
-                break;
-            heap_set(d, i, d->batch[ch]);
-            i = ch;
-        }
-        heap_set(d, i, last);
-    }
-    return top;
-}
-
-/* Make the ring hold at least need iterations, keeping the entries of the
- * last old-capacity iterations. */
-static void ring_reserve(decode_inst_t *d, size_t need)
-{
-    if (need <= d->ring_cap)
-        return;
-    size_t n = d->ring_cap ? d->ring_cap : 64;
-    while (n < need)
-        n *= 2;
-    sim_time_t *ring = sim_xcalloc(n, sizeof *ring, "decode ring");
-    int64_t keep = (int64_t)d->ring_cap < d->iter ? (int64_t)d->ring_cap : d->iter;
-    for (int64_t k = d->iter - keep; k < d->iter; k++)
-        ring[(size_t)k & (n - 1)] = d->ring[(size_t)k & (d->ring_cap - 1)];
-    sim_free(d->ring);
-    d->ring = ring;
-    d->ring_cap = n;
-}
-
-static sim_time_t ring_at(const decode_inst_t *d, int64_t k)
-{
-    SIM_ASSERT(k < d->iter && d->iter - k <= (int64_t)d->ring_cap);
-    return d->ring[(size_t)k & (d->ring_cap - 1)];
-}
-
 static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
 {
     size_t n = (size_t)(r->output_tok - 1);
+    int64_t upto = r->join_iter + (int64_t)n;
+    SIM_ASSERT(n == 0 || (upto <= d->b.iter && d->b.iter - r->join_iter <= (int64_t)d->b.ring_cap));
     sim_grow((void **)&c->scratch, &c->cap_scratch, n, sizeof *c->scratch, "tbt scratch");
-    sim_time_t prev = r->first_token_ns;
-    for (size_t k = 0; k < n; k++) {
-        sim_time_t t = ring_at(d, r->join_iter + (int64_t)k);
-        c->scratch[k] = t - prev;
-        prev = t;
-    }
-    sim_cluster_tbt_finish(c, r, n);
+    sim_batch_intervals(&d->b, r->join_iter, upto, r->first_token_ns, c->scratch);
+    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
+                          &r->tbt_top10_s);
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
     c->decode_ns_sum += sim_evq_now(c->evq) - r->decode_join_ns;
@@ -129,12 +54,11 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         r->prefill_start_ns = sim_evq_now(c->evq);
         sim_time_t t = model_cost_prefill_ns(c->a.cost, r->input_tok, 0);
         sim_metrics_prefill_busy(c->m, t);
-        d->inline_req = r;
         d->running = 1;
-        sim_evq_after(c->evq, t, inline_done, d, 0);
+        sim_evq_after(c->evq, t, inline_done, r, r->decode_inst);
         return;
     }
-    while (d->wait_head && (int64_t)d->n_batch < c->a.decode_max_batch) {
+    while (d->wait_head && (int64_t)d->b.n < c->a.decode_max_batch) {
         sim_req_t *r = d->wait_head;
         int64_t need = r->input_tok + r->output_tok;
         if (d->kv_used_tok + need > c->kv_cap_tok)
@@ -144,19 +68,19 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
             d->wait_tail = NULL;
         r->next = NULL;
         r->decode_join_ns = sim_evq_now(c->evq);
-        r->join_iter = d->iter;
-        r->finish_iter = d->iter + r->output_tok - 2;
+        r->join_iter = d->b.iter;
+        r->finish_iter = d->b.iter + r->output_tok - 2;
         d->kv_used_tok += need;
         d->ctx_tok += r->input_tok + 1;
-        ring_reserve(d, (size_t)r->output_tok + 1);
-        heap_push(d, r);
+        sim_batch_ring_reserve(&d->b, (size_t)r->output_tok + 1);
+        sim_batch_push(&d->b, r);
         sim_grow((void **)&d->fresh, &d->cap_fresh, d->n_fresh + 1, sizeof *d->fresh,
                  "decode fresh");
         d->fresh[d->n_fresh++] = r;
     }
-    if (d->n_batch == 0)
+    if (d->b.n == 0)
         return;
-    sim_time_t dur = model_cost_decode_ns(c->a.cost, (int64_t)d->n_batch, d->ctx_tok);
+    sim_time_t dur = model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok);
     d->running = 1;
     d->iter_start_ns = sim_evq_now(c->evq);
     sim_evq_after(c->evq, dur, decode_iter_done, d, 0);
@@ -169,21 +93,20 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     (void)arg;
     sim_time_t now = sim_evq_now(c->evq);
     sim_time_t dur = now - d->iter_start_ns;
-    int64_t k = d->iter;
-    d->ring[(size_t)k & (d->ring_cap - 1)] = now;
-    d->iter++;
+    int64_t k = d->b.iter;
+    sim_batch_iter_end(&d->b, now);
     d->running = 0;
-    sim_metrics_decode_iter(c->m, dur, (int64_t)d->n_batch);
+    sim_metrics_decode_iter(c->m, dur, (int64_t)d->b.n);
     /* Requests in their first step: the interval since their first token
      * (hand-off and waiting included); the rest: this iteration. */
-    sim_metrics_tbt(c->m, dur, (uint64_t)(d->n_batch - d->n_fresh));
+    sim_metrics_tbt(c->m, dur, (uint64_t)(d->b.n - d->n_fresh));
     for (size_t i = 0; i < d->n_fresh; i++)
         sim_metrics_tbt(c->m, now - d->fresh[i]->first_token_ns, 1);
     d->n_fresh = 0;
-    d->ctx_tok += (int64_t)d->n_batch;
-    while (d->n_batch > 0 && d->batch[0]->finish_iter == k)
-        decode_complete(c, d, heap_pop(d));
-    SIM_ASSERT(d->n_batch == 0 || d->batch[0]->finish_iter > k);
+    d->ctx_tok += (int64_t)d->b.n;
+    while (d->b.n > 0 && d->b.heap[0]->finish_iter == k)
+        decode_complete(c, d, sim_batch_pop(&d->b));
+    SIM_ASSERT(d->b.n == 0 || d->b.heap[0]->finish_iter > k);
     decode_kick(c, d);
 }
 
@@ -203,10 +126,8 @@ static void kv_in_vram(void *ctx, void *obj, int64_t arg)
 static void inline_done(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
-    decode_inst_t *d = obj;
-    sim_req_t *r = d->inline_req;
-    (void)arg;
-    d->inline_req = NULL;
+    sim_req_t *r = obj;
+    decode_inst_t *d = &c->dc[arg];
     d->running = 0;
     r->first_token_ns = sim_evq_now(c->evq);
     r->prefill_done = 1;

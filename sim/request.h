@@ -51,7 +51,6 @@ typedef struct sim_req {
     int64_t *tbt_saved;          /* intervals before a preemption (rare) */
     size_t n_tbt_saved, cap_tbt_saved;
     int preemptions;
-    int inline_prefill;          /* Mooncake: prefilled on its decode node */
     struct sim_req *run_prev, *run_next; /* running list, admission order */
     sim_time_t forecast_join_ns; /* scratch of the decode-load forecast */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */

@@ -1,0 +1,129 @@
+/* sim/batch.h: internal to sim/decode.c and sim/colocated.c: a running
+ * batch of an instance that produces one token per request per iteration.
+ * Members sit in a min-heap on (finish_iter, id), a total order, so the
+ * next to finish is on top; each member's heap_pos is its index. The
+ * instance logs iteration end times in a ring, so a finishing request's
+ * token intervals are read back without per-token events or allocations. */
+#ifndef SIM_BATCH_H
+#define SIM_BATCH_H
+
+#include "sim/request.h"
+
+typedef struct sim_batch {
+    sim_req_t **heap;   /* min-heap on (finish_iter, id) */
+    size_t n, cap;
+    int64_t iter;       /* iterations completed */
+    sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)] */
+    size_t ring_cap;
+} sim_batch_t;
+
+static inline int sim_batch_less(const sim_req_t *x, const sim_req_t *y)
+{
+    return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
+}
+
+static inline void sim_batch_set(sim_batch_t *b, size_t i, sim_req_t *r)
+{
+    b->heap[i] = r;
+    r->heap_pos = i;
+}
+
+/* Move heap[i] up / down to its place. */
+static inline void sim_batch_up(sim_batch_t *b, size_t i)
+{
+    sim_req_t *r = b->heap[i];
+    while (i > 0 && sim_batch_less(r, b->heap[(i - 1) / 2])) {
+        sim_batch_set(b, i, b->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    sim_batch_set(b, i, r);
+}
+
+static inline void sim_batch_down(sim_batch_t *b, size_t i)
+{
+    sim_req_t *r = b->heap[i];
+    for (;;) {
+        size_t ch = 2 * i + 1;
+        if (ch >= b->n)
+            break;
+        if (ch + 1 < b->n && sim_batch_less(b->heap[ch + 1], b->heap[ch]))
+            ch++;
+        if (!sim_batch_less(b->heap[ch], r))
+            break;
+        sim_batch_set(b, i, b->heap[ch]);
+        i = ch;
+    }
+    sim_batch_set(b, i, r);
+}
+
+static inline void sim_batch_push(sim_batch_t *b, sim_req_t *r)
+{
+    sim_grow((void **)&b->heap, &b->cap, b->n + 1, sizeof *b->heap, "batch");
+    b->heap[b->n] = r;
+    sim_batch_up(b, b->n++);
+}
+
+/* Take r (a member) out of the heap. */
+static inline void sim_batch_remove(sim_batch_t *b, sim_req_t *r)
+{
+    size_t i = r->heap_pos;
+    sim_req_t *last = b->heap[--b->n];
+    if (i < b->n) {
+        sim_batch_set(b, i, last);
+        sim_batch_down(b, i);
+        sim_batch_up(b, last->heap_pos);
+    }
+}
+
+static inline sim_req_t *sim_batch_pop(sim_batch_t *b)
+{
+    sim_req_t *top = b->heap[0];
+    sim_batch_remove(b, top);
+    return top;
+}
+
+/* Make the ring hold at least need iterations, keeping the entries of the
+ * last old-capacity iterations. */
+static inline void sim_batch_ring_reserve(sim_batch_t *b, size_t need)
+{
+    if (need <= b->ring_cap)
+        return;
+    size_t n = b->ring_cap ? b->ring_cap : 64;
+    while (n < need)
+        n *= 2;
+    sim_time_t *ring = sim_xcalloc(n, sizeof *ring, "iteration ring");
+    int64_t keep = (int64_t)b->ring_cap < b->iter ? (int64_t)b->ring_cap : b->iter;
+    for (int64_t k = b->iter - keep; k < b->iter; k++)
+        ring[(size_t)k & (n - 1)] = b->ring[(size_t)k & (b->ring_cap - 1)];
+    sim_free(b->ring);
+    b->ring = ring;
+    b->ring_cap = n;
+}
+
+/* The end time of iteration k; valid for the last ring_cap completed. */
+static inline sim_time_t sim_batch_ring_at(const sim_batch_t *b, int64_t k)
+{
+    return b->ring[(size_t)k & (b->ring_cap - 1)];
+}
+
+/* Log the end of the running iteration at t. */
+static inline void sim_batch_iter_end(sim_batch_t *b, sim_time_t t)
+{
+    b->ring[(size_t)b->iter & (b->ring_cap - 1)] = t;
+    b->iter++;
+}
+
+/* The token intervals of iterations from .. upto-1, the first measured
+ * from a token at prev, into out (upto - from of them). Only the last
+ * ring_cap iterations are still in the ring. */
+static inline void sim_batch_intervals(const sim_batch_t *b, int64_t from, int64_t upto,
+                                       sim_time_t prev, int64_t *out)
+{
+    for (int64_t k = from; k < upto; k++) {
+        sim_time_t t = sim_batch_ring_at(b, k);
+        *out++ = t - prev;
+        prev = t;
+    }
+}
+
+#endif
