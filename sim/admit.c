@@ -23,6 +23,14 @@ void sim_admit_names(char *buf, size_t len)
     sim_registry_names((const void *const *)admit_registry, SIM_REGISTRY_LEN(admit_registry), buf, len);
 }
 
+int sim_admit_always(void *st, const sim_cluster_t *c, const sim_req_t *r)
+{
+    (void)st;
+    (void)c;
+    (void)r;
+    return 1;
+}
+
 double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r)
 {
     return (double)sim_cluster_best_ttft_ns(c, r) / (double)sim_cluster_args(c)->slo_ttft_ns;

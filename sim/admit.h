@@ -26,6 +26,10 @@ extern const sim_admit_ops_t sim_admit_baseline;
 extern const sim_admit_ops_t sim_admit_early;
 extern const sim_admit_ops_t sim_admit_predictive;
 
+/* Admits every request: an at_arrival or after_prefill for any policy
+ * that does not check at that point. */
+int sim_admit_always(void *st, const sim_cluster_t *c, const sim_req_t *r);
+
 /* Loads as the paper defines them (1 = at the SLO). */
 /* Prefill: r's best predicted TTFT / TTFT SLO. */
 double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r);

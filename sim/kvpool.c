@@ -19,7 +19,7 @@ typedef struct kv_entry {
     uint32_t gen;          /* bumped whenever its heap node goes stale */
     uint32_t lprev, lnext; /* recency list links */
     uint32_t pins;
-    uint32_t served; /* fetches other nodes made of it */
+    uint32_t served; /* fetches other nodes made of it, as a prefix's first block */
     uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
     uint8_t tier;
     int32_t node;
@@ -82,10 +82,10 @@ static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
     return h ? *h : NONE;
 }
 
-/* Set id's first replica (NONE removes the id). */
-static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t ei)
+/* Set id's first replica from old (idx_get's answer now, which every
+ * caller already holds) to ei; NONE as either adds or removes the id. */
+static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
 {
-    uint32_t old = idx_get(p, id);
     p->n_ids += (old == NONE) - (ei == NONE);
     if (p->dense) {
         if (id >= p->n_dense) {
@@ -315,7 +315,7 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
     p->n_entries--;
     p->n_multi -= chain_len(p, head) == 2;
     if (head == ei) {
-        idx_set(p, id, p->e[ei].next);
+        idx_set(p, id, head, p->e[ei].next);
     } else {
         uint32_t prev = head;
         while (p->e[prev].next != ei)
@@ -409,7 +409,7 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->next = idx_get(p, id);
     p->n_entries++;
     p->n_multi += chain_len(p, x->next) == 1;
-    idx_set(p, id, ei);
+    idx_set(p, id, x->next, ei);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
         entry_drop(p, ei);
@@ -576,18 +576,14 @@ void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32
     }
 }
 
+/* Only the first block's count is ever read (a prefix's fetches all pass
+ * through its first block), so only blocks[0] is counted. */
 uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks, uint32_t n)
 {
-    uint32_t first = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t ei = find(p, src, blocks[k]);
-        if (ei == NONE)
-            break;
-        p->e[ei].served++;
-        if (k == 0)
-            first = p->e[ei].served;
-    }
-    return first;
+    if (n == 0)
+        return 0;
+    uint32_t ei = find(p, src, blocks[0]);
+    return ei == NONE ? 0 : ++p->e[ei].served;
 }
 
 void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
@@ -604,16 +600,13 @@ void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *
     size_t it = 0;
     uint64_t id;
     uint32_t head;
-    int64_t blocks = 0, total = 0;
     uint32_t mx = 0;
-    while (idx_next(p, &it, &id, &head)) {
-        uint32_t r = sim_kvpool_replicas(p, id);
-        blocks++;
-        total += r;
+    while (idx_next(p, &it, &id, &head)) { /* only the max needs the scan */
+        uint32_t r = chain_len(p, head);
         mx = r > mx ? r : mx;
     }
-    *n_blocks = blocks;
-    *mean = blocks ? (double)total / (double)blocks : 0;
+    *n_blocks = p->n_ids;
+    *mean = p->n_ids ? (double)p->n_entries / (double)p->n_ids : 0;
     *max = mx;
 }
 

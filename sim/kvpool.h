@@ -73,8 +73,9 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
 void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32_t n,
                            uint32_t *out);
 
-/* Count one fetch of blocks[0..n) served by node src; returns how many
- * fetches its first block has served. */
+/* Count one fetch of blocks[0..n) served by node src against its first
+ * block; returns how many fetches that block has served at src (0 when n is
+ * 0 or src does not hold blocks[0]). */
 uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks, uint32_t n);
 
 /* Distinct blocks held, replicas of all of them, and blocks with more

@@ -34,6 +34,8 @@ struct sim_net {
     double *nic;
     double *rem_e, *rem_i; /* water-filling scratch */
     int32_t *cnt_e, *cnt_i;
+    double *new_rate; /* per active flow; water-filling scratch */
+    size_t cap_new_rate;
     int32_t *n_out, *n_in; /* flows (setup or active) per node */
     double *sent;
     flow_t *f;
@@ -83,6 +85,7 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->rem_i);
     sim_free(n->cnt_e);
     sim_free(n->cnt_i);
+    sim_free(n->new_rate);
     sim_free(n->n_out);
     sim_free(n->n_in);
     sim_free(n->sent);
@@ -146,9 +149,9 @@ static void recompute(sim_net_t *n)
         n->cnt_i[f->dst]++;
         unfrozen++;
     }
-    double *new_rate = NULL;
-    size_t cap_nr = 0;
-    sim_grow((void **)&new_rate, &cap_nr, n->n_active + 1, sizeof *new_rate, "net rates");
+    sim_grow((void **)&n->new_rate, &n->cap_new_rate, n->n_active + 1, sizeof *n->new_rate,
+             "net rates");
+    double *new_rate = n->new_rate;
     while (unfrozen > 0) {
         double level = INFINITY;
         for (size_t k = 0; k < n->n_active; k++) {
@@ -195,7 +198,6 @@ static void recompute(sim_net_t *n)
             f->ev = sim_evq_at(n->q, now + (dt > 0 ? dt : 0), flow_done, n, id);
         }
     }
-    sim_free(new_rate);
 }
 
 static void active_remove(sim_net_t *n, uint32_t id)

@@ -36,6 +36,13 @@ int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
     return best;
 }
 
+void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_decision_t *out)
+{
+    out->prefill = p;
+    out->decode = sim_place_decode_least_loaded(c, r);
+    out->pred_ttft_ns = sim_cluster_prefill_wait_ns(c, p) + sim_cluster_prefill_pred_ns(c, p, r);
+}
+
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
                           double threshold, uint32_t *leads, sim_place_est_t *out)
 {
@@ -47,8 +54,8 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     int best = 0;
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &out[i];
-        e->prefix_blocks = e->lead_blocks = leads[i];
-        e->transfer_ns = 0;
+        e->lead_blocks = leads[i];
+        sim_time_t transfer_ns = 0; /* fetching the longer prefix */
         e->fetch_from = -1;
         uint32_t own = leads[i];
         if (allow_fetch && best_len > own &&
@@ -64,12 +71,12 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
                     e->fetch_from = h;
                 }
             }
-            e->transfer_ns = t_best;
+            transfer_ns = t_best;
             e->lead_blocks = best_len;
         }
-        e->queue_ns = sim_cluster_prefill_wait_ns(c, i);
-        e->prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
-        e->ttft_ns = e->transfer_ns + e->queue_ns + e->prefill_ns;
+        sim_time_t queue_ns = sim_cluster_prefill_wait_ns(c, i);
+        sim_time_t prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
+        e->ttft_ns = transfer_ns + queue_ns + prefill_ns;
         if (e->ttft_ns < out[best].ttft_ns)
             best = i;
     }

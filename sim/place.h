@@ -45,13 +45,14 @@ void sim_place_names(char *buf, size_t len);
  * predicted iteration time were r to join it (ties: lowest index). */
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r);
 
+/* Place r on prefill instance p: decode by the shared balancer above,
+ * pred_ttft_ns = p's queue wait + r's predicted prefill there with what its
+ * node holds (no fetch planned). Leaves fetch_src and fetch_blocks alone. */
+void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_decision_t *out);
+
 /* Algorithm 1's estimate for r on one prefill instance. */
 typedef struct sim_place_est {
-    sim_time_t ttft_ns;     /* transfer + queue + prefill */
-    sim_time_t transfer_ns; /* fetching the longer prefix (0: none) */
-    sim_time_t queue_ns;
-    sim_time_t prefill_ns;
-    uint32_t prefix_blocks; /* what the instance's node holds */
+    sim_time_t ttft_ns;     /* transfer (0: none) + queue + prefill */
     uint32_t lead_blocks;   /* what it would hold after the fetch */
     int fetch_from;         /* prefill instance holding the longer prefix; -1: recompute */
 } sim_place_est_t;

@@ -13,19 +13,11 @@ static int early_arrival(void *st, const sim_cluster_t *c, const sim_req_t *r)
            sim_admit_decode_load(c, sim_cluster_now(c)) <= thr;
 }
 
-static int always(void *st, const sim_cluster_t *c, const sim_req_t *r)
-{
-    (void)st;
-    (void)c;
-    (void)r;
-    return 1;
-}
-
 const sim_admit_ops_t sim_admit_early = {
     .name = "early",
     .help = "before prefill: max(prefill load, current decode load) within the threshold",
     .init = NULL,
     .free = NULL,
     .at_arrival = early_arrival,
-    .after_prefill = always,
+    .after_prefill = sim_admit_always,
 };

@@ -3,19 +3,11 @@
  * by the cluster). */
 #include "sim/admit.h"
 
-static int none_admit(void *st, const sim_cluster_t *c, const sim_req_t *r)
-{
-    (void)st;
-    (void)c;
-    (void)r;
-    return 1;
-}
-
 const sim_admit_ops_t sim_admit_none = {
     .name = "none",
     .help = "admit everything",
     .init = NULL,
     .free = NULL,
-    .at_arrival = none_admit,
-    .after_prefill = none_admit,
+    .at_arrival = sim_admit_always,
+    .after_prefill = sim_admit_always,
 };

@@ -20,19 +20,11 @@ static int pred_arrival(void *st, const sim_cluster_t *c, const sim_req_t *r)
     return sim_admit_decode_load(c, at) <= a->admit_threshold;
 }
 
-static int always(void *st, const sim_cluster_t *c, const sim_req_t *r)
-{
-    (void)st;
-    (void)c;
-    (void)r;
-    return 1;
-}
-
 const sim_admit_ops_t sim_admit_predictive = {
     .name = "predictive",
     .help = "before prefill: prefill load and the decode load forecast for when it reaches decode",
     .init = NULL,
     .free = NULL,
     .at_arrival = pred_arrival,
-    .after_prefill = always,
+    .after_prefill = sim_admit_always,
 };

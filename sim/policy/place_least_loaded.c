@@ -16,9 +16,7 @@ static int ll_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_pl
             best = i;
         }
     }
-    out->prefill = best;
-    out->decode = sim_place_decode_least_loaded(c, r);
-    out->pred_ttft_ns = best_t + sim_cluster_prefill_pred_ns(c, best, r);
+    sim_place_on(c, r, best, out); /* its wait is best_t again */
     return SIM_PLACE_OK;
 }
 

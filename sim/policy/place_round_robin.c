@@ -20,9 +20,7 @@ static int rr_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_pl
     rr_t *rr = st;
     int p = rr->next;
     rr->next = (rr->next + 1) % sim_cluster_n_prefill(c);
-    out->prefill = p;
-    out->decode = sim_place_decode_least_loaded(c, r);
-    out->pred_ttft_ns = sim_cluster_prefill_wait_ns(c, p) + sim_cluster_prefill_pred_ns(c, p, r);
+    sim_place_on(c, r, p, out);
     return SIM_PLACE_OK;
 }
 
