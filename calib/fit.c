@@ -256,11 +256,9 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
                  sim_json_arr(root, "models", in_path, "$", &models, err) != 0))
         goto done;
     /* Residuals beside the output: OUT.residuals.csv (and .png). */
-    char rdir[4096], rname[1024];
-    const char *slash = strrchr(out_path, '/');
-    snprintf(rdir, sizeof rdir, "%.*s", slash ? (int)(slash - out_path) : 1, slash ? out_path : ".");
-    snprintf(rname, sizeof rname, "%s.residuals.csv", slash ? slash + 1 : out_path);
-    if (sim_out_open(&res, slash == out_path ? "/" : rdir, rname, err) != 0)
+    char rpath[4200];
+    snprintf(rpath, sizeof rpath, "%s.residuals.csv", out_path);
+    if (sim_out_open_path(&res, rpath, err) != 0)
         goto done;
     fputs("model,point,a,b,measured_s,fitted_s,rel_err\n", res.f);
     out = json_object();

@@ -3,6 +3,7 @@
 #include "models/cost.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/registry.h"
@@ -79,3 +80,11 @@ sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
 
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
 const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }
+
+void model_calib_path(const char *name, const char *data_dir, char *out, size_t len)
+{
+    if (strchr(name, '/') || strstr(name, ".json"))
+        snprintf(out, len, "%s", name);
+    else
+        snprintf(out, len, "%s/models/calib/%s.json", data_dir ? data_dir : ".", name);
+}

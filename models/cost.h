@@ -61,4 +61,8 @@ sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c);
 const char *model_cost_name(const model_cost_t *c);
 const char *model_cost_source(const model_cost_t *c);
 
+/* The file a calibration NAME names: NAME itself when it is a path (has a
+ * '/' or ".json"), else <data_dir or .>/models/calib/NAME.json. */
+void model_calib_path(const char *name, const char *data_dir, char *out, size_t len);
+
 #endif

@@ -44,10 +44,8 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
     char path[4096];
     const char *dd = a->data_dir ? a->data_dir : ".";
     const char *cal = a->calibration ? a->calibration : "";
-    if (cal[0] && (strchr(cal, '/') || strstr(cal, ".json")))
-        snprintf(path, sizeof path, "%s", cal);
-    else if (cal[0])
-        snprintf(path, sizeof path, "%s/models/calib/%s.json", dd, cal);
+    if (cal[0])
+        model_calib_path(cal, a->data_dir, path, sizeof path);
     else {
         snprintf(path, sizeof path, "%s/models/calib/%s-%s.json", dd, a->hw->name, a->llm->name);
         FILE *probe = fopen(path, "r");

@@ -222,13 +222,8 @@ static int trace_gen(const char *exp, const char *out, const char **sets, int n_
         sim_config_validate(cfg, exp, &err) != 0 ||
         sim_config_trace_args(cfg, exp, tpath, sizeof tpath, &ta, &err) != 0)
         goto bad;
-    if (out) {
-        char dir[PATH_MAX];
-        const char *slash = strrchr(out, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-        if (sim_out_open(&o, slash == out ? "/" : dir, slash ? slash + 1 : out, &err) != 0)
-            goto bad;
-    }
+    if (out && sim_out_open_path(&o, out, &err) != 0)
+        goto bad;
     if (trace_write_jsonl(&ta, out ? o.f : stdout, &err) != 0) {
         if (strncmp(err.msg, "$.", 2) == 0) {
             sim_err_t e = err;

@@ -88,17 +88,21 @@ void sim_out_abort(sim_out_file_t *o)
     o->tmp_path[0] = '\0';
 }
 
-int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err)
+int sim_out_open_path(sim_out_file_t *o, const char *path, sim_err_t *err)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     else
         snprintf(dir, sizeof dir, ".");
+    return sim_out_open(o, slash == path ? "" : dir, slash ? slash + 1 : path, err);
+}
+
+int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err)
+{
     sim_out_file_t o;
-    if (sim_out_open(&o, slash == path ? "" : dir, name, err) != 0)
+    if (sim_out_open_path(&o, path, err) != 0)
         return -1;
     if (sim_json_write(o.f, json) != 0) {
         sim_out_abort(&o);

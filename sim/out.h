@@ -22,6 +22,8 @@ int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err);
 
 /* Open dir/name for writing through a temporary. 0 or -1 (err filled). */
 int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t *err);
+/* sim_out_open for a whole path: its folder (". " when it has none) and name. */
+int sim_out_open_path(sim_out_file_t *o, const char *path, sim_err_t *err);
 /* Flush, close and rename into place. 0 or -1 (temporary removed). */
 int sim_out_commit(sim_out_file_t *o, sim_err_t *err);
 /* Close and remove the temporary; safe on a file never opened. */

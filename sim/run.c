@@ -110,10 +110,7 @@ static int net_profile(const sim_config_t *cfg, const sim_run_opts_t *o, double 
     char exp[SIM_CFG_PATH];
     if (sim_config_expand(t, exp, sizeof exp, src, "$.network.transport", err) != 0)
         return -1;
-    if (strchr(exp, '/') || strstr(exp, ".json"))
-        snprintf(path, len, "%s", exp);
-    else
-        snprintf(path, len, "%s/models/calib/%s.json", o->data_dir ? o->data_dir : ".", exp);
+    model_calib_path(exp, o->data_dir, path, len);
     if (sim_net_profile_file(t, path, nic_bytes_per_s, prof, err) == 0)
         return 0;
     char names[128];

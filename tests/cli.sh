@@ -109,6 +109,11 @@ expect 2 "'lots' is not a count or inf" "$BIN" trace cache "$T/reuse.jsonl" --ca
 expect 2 "--capacity-tokens is required" "$BIN" trace cache "$T/reuse.jsonl"
 expect 0 '"ideal_hit_rate_tokens": 0.32' "$BIN" trace stats "$T/reuse.jsonl"
 
+# a generator whose arrivals would overflow simulated time: located error
+printf '{"trace": {"generator": {"kind": "arxiv", "requests": 20000, "rate_rps": 1e-6}}}\n' >"$T/slow.json"
+expect 2 "slow.json: \$.trace.generator.rate_rps: request 8928 arrives beyond" "$BIN" trace gen "$T/slow.json" -o "$T/slow.jsonl"
+[ ! -e "$T/slow.jsonl" ] && ok || bad "trace gen left slow.jsonl"
+
 # calib
 expect 2 "expected 'fit" "$BIN" calib fit x.json
 expect 2 "nope.json" "$BIN" calib fit "$T/nope.json" -o "$T/c.json"

@@ -97,11 +97,15 @@ static void fresh_ids(ds_state_t *s, size_t from, size_t to)
 static int ds_next(void *state, trace_req_t *out, sim_err_t *err)
 {
     ds_state_t *s = state;
-    (void)err;
     if (s->n_done >= s->p.requests)
         return TRACE_END;
-    if (s->n_done > 0)
-        s->t_ns += (sim_time_t)llround(gsl_ran_exponential(s->r_arr, 1.0 / s->p.rate_rps) * 1e9);
+    if (s->n_done > 0) {
+        double gap_ns = gsl_ran_exponential(s->r_arr, 1.0 / s->p.rate_rps) * 1e9;
+        if ((double)s->t_ns + gap_ns >= TRACE_GEN_MAX_NS)
+            return sim_errf(err, "$.trace.generator.rate_rps: request %lld arrives beyond the "
+                            "simulated time range", (long long)(s->n_done + 1));
+        s->t_ns += (sim_time_t)llround(gap_ns);
+    }
     int64_t in = 0, outp = 0;
     size_t nb;
     switch (s->kind) {

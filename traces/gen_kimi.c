@@ -21,8 +21,6 @@ enum { ARR_POISSON, ARR_GAMMA, ARR_BURST, ARR_PERIODIC };
 static const char *const arrival_names[] = {"poisson", "gamma", "burst", "periodic"};
 #define ARR_VALID "poisson, gamma, burst, periodic"
 
-/* Arrival times stop well short of INT64_MAX ns. */
-#define KIMI_MAX_NS 9.0e18
 /* Open sessions are picked with gsl_rng_uniform_int (32-bit range). */
 #define KIMI_MAX_SESSIONS (1 << 24)
 
@@ -266,7 +264,7 @@ static int next_arrival(kimi_state_t *s, sim_err_t *err)
         break;
     }
     double t = (double)s->t_ns + gap_s * 1e9;
-    if (t >= KIMI_MAX_NS)
+    if (t >= TRACE_GEN_MAX_NS)
         return sim_errf(err, "$.trace.generator.rate_rps: request %lld arrives beyond the "
                         "simulated time range", (long long)(s->n_done + 1));
     s->t_ns += (sim_time_t)llround(gap_s * 1e9);

@@ -14,6 +14,9 @@
 
 typedef struct trace_lines trace_lines_t;
 
+/* Generated arrival times stop well short of INT64_MAX ns. */
+#define TRACE_GEN_MAX_NS 9.0e18
+
 /* Open path for reading lines. Returns NULL with err = "PATH: cannot open:
  * reason" when it cannot be opened or its first bytes cannot be read.
  * Caller frees with trace_lines_close. */
