@@ -226,14 +226,17 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
     sim_evq_after(c->evq, dur, step_done, o, 0);
 }
 
-static void finish_request(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r)
+/* r is done. ran: it left the running set now (else it finished with the
+ * token its prompt pass produced and holds no intervals in the ring). */
+static void finish_request(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, int ran)
 {
     /* Intervals from before preemptions first, then this run's. */
-    size_t k = r->n_tbt_saved, n = k + (size_t)(o->b.iter - r->join_iter);
+    size_t k = r->n_tbt_saved, n = k + (ran ? (size_t)(o->b.iter - r->join_iter) : 0);
     sim_grow((void **)&c->scratch, &c->cap_scratch, n + 1, sizeof *c->scratch, "tbt scratch");
     if (k)
         memcpy(c->scratch, r->tbt_saved, k * sizeof *c->scratch);
-    sim_batch_intervals(&o->b, r->join_iter, o->b.iter, r->last_tok_ns, c->scratch + k);
+    if (ran)
+        sim_batch_intervals(&o->b, r->join_iter, o->b.iter, r->last_tok_ns, c->scratch + k);
     sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
                           &r->tbt_top10_s);
     o->outstanding--;
@@ -258,7 +261,7 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
     r->prefilled_tok = 0;
     if (r->gen_tok >= r->output_tok) {
         o->kv_used -= r->ctx_tok;
-        finish_request(c, o, r);
+        finish_request(c, o, r, 0);
         return;
     }
     r->ctx_tok += 1;
@@ -302,7 +305,7 @@ static void step_done(void *ctx, void *obj, int64_t arg)
             sim_req_t *r = o->b.heap[0];
             run_remove(o, r);
             o->kv_used -= cur_ctx(o, r);
-            finish_request(c, o, r);
+            finish_request(c, o, r, 1);
         }
     }
     for (size_t i = 0; i < o->n_step_pf; i++)

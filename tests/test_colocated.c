@@ -85,6 +85,21 @@ START_TEST(test_prefill_stalls_decodes)
 }
 END_TEST
 
+/* A one-token answer ends with its prompt pass: it has no token intervals
+ * (it never joined the running batch, whose iterations are not its). */
+START_TEST(test_one_token_has_no_intervals)
+{
+    static const int reqs[][3] = {{0, 1000, 40}, {500, 2000, 1}};
+    coloc_config(tests_trace_of("one.jsonl", reqs, 2), "vllm", 1);
+    char *csv = run_csv("one", NULL);
+    int r1 = row_of(csv, 1);
+    ck_assert_double_eq(csv_field(csv, r1, 9), 0);  /* tbt_mean */
+    ck_assert_double_eq(csv_field(csv, r1, 11), 0); /* tbt_max */
+    ck_assert_double_gt(csv_field(csv, row_of(csv, 0), 11), 0);
+    free(csv);
+}
+END_TEST
+
 /* With a 512-token budget the long prompt is computed in chunks between
  * decode tokens: request 0 never waits long. */
 START_TEST(test_chunked_prefill_bounds_iterations)
@@ -224,6 +239,7 @@ Suite *test_colocated_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_prefill_stalls_decodes);
+    tcase_add_test(tc, test_one_token_has_no_intervals);
     tcase_add_test(tc, test_chunked_prefill_bounds_iterations);
     tcase_add_test(tc, test_preemption_recomputes);
     tcase_add_test(tc, test_prefix_cache_hits);
