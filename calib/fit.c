@@ -3,7 +3,10 @@
  * decode [{..., s}]), "gpu" (calib/gpu per-layer GEMM and attention times,
  * scaled to a node by the layer count, and host-device copies) and
  * "network" (calib/net transfer times by size). Every fit is weighted
- * least squares on relative error; every point must be positive. */
+ * least squares on relative error; every point must be positive. Decode
+ * is the roofline of models/roof.h: its compute fraction comes from the
+ * prefill fit, its fixed time and HBM fractions from the decode points,
+ * and a fraction above 100% is refused, not clamped. */
 #include "calib/fit.h"
 
 #include <gsl/gsl_fit.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "models/fit.h"
+#include "models/roof.h"
 #include "sim/jsonx.h"
 #include "sim/out.h"
 
@@ -45,6 +49,26 @@ static void pts_free(pts_t *p)
     sim_free(p->y);
     sim_free(p->a);
     sim_free(p->b);
+}
+
+/* Decode rows as measured: batch, total context, seconds per step, and
+ * for gpu files its weight-GEMM and attention parts (else -1). */
+typedef struct drow {
+    double b, ctx, s, gemm_s, attn_s;
+} drow_t;
+
+typedef struct drows {
+    drow_t *r;
+    size_t n, cap;
+} drows_t;
+
+static void drows_add(drows_t *d, drow_t row)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 64;
+        d->r = sim_xrealloc(d->r, d->cap * sizeof *d->r, "fit decode rows");
+    }
+    d->r[d->n++] = row;
 }
 
 static json_t *fit_json(const char *form, const model_fit_t *f)
@@ -151,20 +175,16 @@ static void prefill_row(double n, double p, double row[MODEL_FIT_NCOEF])
     row[2] = n * n - p * p;
 }
 
-static void decode_row(double b, double ctx, double row[MODEL_FIT_NCOEF])
-{
-    row[0] = 1;
-    row[1] = b;
-    row[2] = ctx;
-}
-
 static const char PREFILL_FORM[] = "T(n, p) = c0 + c1*(n - p) + c2*(n^2 - p^2) seconds";
-static const char DECODE_FORM[] = "T(B, ctx) = d0 + d1*B + d2*ctx seconds";
+static const char DECODE_FORM[] =
+    "T(B, ctx) = d0 + max(W / (HBM e_w), F_lin B / (FLOPS e_c)) + max(KV ctx / (HBM e_kv), "
+    "F_attn ctx / (FLOPS e_c)) seconds; W, KV per token, F_lin per token and F_attn per "
+    "(query, key) of the model, HBM and FLOPS the peaks of n_gpus GPUs (models/roof.h)";
 
 /* Collect prefill and decode points: end-to-end seconds ("s"), or per
  * layer GEMM + attention seconds scaled by the layer count (gpu). */
 static int collect(const json_t *root, int gpu, double layers, const char *file, pts_t *pf,
-                   pts_t *dc, sim_err_t *err)
+                   drows_t *dc, sim_err_t *err)
 {
     const char *ps = gpu ? "prefill_layer" : "prefill", *ds = gpu ? "decode_layer" : "decode";
     json_t *pa, *da;
@@ -188,21 +208,180 @@ static int collect(const json_t *root, int gpu, double layers, const char *file,
         pts_add(pf, row, n, p, s);
     }
     for (size_t i = 0; i < json_array_size(da); i++) {
-        double b, ctx, s, g, a, row[MODEL_FIT_NCOEF];
-        if (num_at(da, i, ds, "batch", 0, file, &b, err) || num_at(da, i, ds, "ctx_tok", 1, file, &ctx, err))
+        drow_t d = {.gemm_s = -1, .attn_s = -1};
+        double g, a;
+        if (num_at(da, i, ds, "batch", 0, file, &d.b, err) || num_at(da, i, ds, "ctx_tok", 1, file, &d.ctx, err))
             return -1;
         if (gpu) {
             if (num_at(da, i, ds, "gemm_s", 0, file, &g, err) || num_at(da, i, ds, "attn_s", 0, file, &a, err))
                 return -1;
-            s = layers * (g + a);
-            ctx *= b; /* per-request context in the file; the model takes the batch's total */
-        } else if (num_at(da, i, ds, "s", 0, file, &s, err)) {
+            d.gemm_s = layers * g;
+            d.attn_s = layers * a;
+            d.s = d.gemm_s + d.attn_s;
+            d.ctx *= d.b; /* per-request context in the file; the model takes the batch's total */
+        } else if (num_at(da, i, ds, "s", 0, file, &d.s, err)) {
             return -1;
         }
-        decode_row(b, ctx, row);
-        pts_add(dc, row, b, ctx, s);
+        drows_add(dc, d);
     }
     return 0;
+}
+
+/* The instance the measurements are of: its hardware, model ("model", else
+ * the first of "models") and GPU count ("tp", else the node's). */
+static int decode_instance(const json_t *root, const char *hw_name, const json_t *models,
+                           const char *file, model_roof_t *roof, const char **llm_name,
+                           sim_err_t *err)
+{
+    char names[512];
+    const model_hw_t *hw = model_hw_find(hw_name);
+    if (!hw) {
+        model_hw_names(names, sizeof names);
+        return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", file, hw_name,
+                        names);
+    }
+    const char *at = "$.model";
+    const json_t *mj = json_object_get(root, "model");
+    if (!mj) {
+        at = "$.models[0]";
+        mj = json_array_get(models, 0);
+    }
+    const model_llm_t *m = json_is_string(mj) ? model_llm_find(json_string_value(mj)) : NULL;
+    if (!m) {
+        model_llm_names(names, sizeof names);
+        return sim_errf(err, "%s: %s: the decode fit needs a known model (valid: %s)", file, at,
+                        names);
+    }
+    double tp = hw->n_gpus;
+    if (json_object_get(root, "tp") && sim_json_num(root, "tp", file, "$", &tp, err) != 0)
+        return -1;
+    if (!(tp >= 1 && tp <= hw->n_gpus) || tp != floor(tp))
+        return sim_errf(err, "%s: $.tp: must be a whole number from 1 to %d (got %g)", file,
+                        hw->n_gpus, tp);
+    model_roof_init(roof, hw, m, (int)tp);
+    *llm_name = m->name;
+    return 0;
+}
+
+/* Fit the decode roofline: e_c from the prefill's c1; then d0 and one HBM
+ * fraction from end-to-end points (they cannot split the weights' time
+ * from the fixed time), or, where the GEMM and attention parts are timed
+ * apart (gpu), e_w from the GEMM parts and d0 and e_kv from attention. */
+static json_t *fit_decode(const json_t *root, int gpu, const char *hw_name, const json_t *models,
+                          double c1, const drows_t *dc, const char *file, FILE *report, FILE *res,
+                          sim_err_t *err)
+{
+    const char *ds = gpu ? "decode_layer" : "decode";
+    model_roof_t roof;
+    const char *llm_name = NULL;
+    if (decode_instance(root, hw_name, models, file, &roof, &llm_name, err) != 0)
+        return NULL;
+    if (dc->n < 2) {
+        sim_errf(err, "%s: $.%s: need at least 2 points, got %zu", file, ds, dc->n);
+        return NULL;
+    }
+    /* The prefill's dense per-token cost is the tensor cores' rate on the
+     * same weight GEMMs. */
+    double e_c = roof.linear_flops_per_tok / (c1 * roof.peak_flops_per_s);
+    if (!(c1 > 0) || !(e_c <= 1)) {
+        sim_errf(err, "%s: $.prefill: c1 = %g s per token implies %.3g%% of the %g TFLOPS of %d "
+                      "GPUs (must be in (0, 100%%]); check hardware, tp and layers",
+                 file, c1, 100 * e_c, roof.peak_flops_per_s / 1e12, roof.n_gpus);
+        return NULL;
+    }
+    model_fit_roof_pt_t *g = sim_xcalloc(dc->n, sizeof *g, "fit decode");
+    model_fit_roof_pt_t *a = sim_xcalloc(dc->n, sizeof *a, "fit decode");
+    double *y = sim_xmalloc(dc->n * sizeof *y, "fit y"), *pred = sim_xmalloc(dc->n * sizeof *pred, "fit pred");
+    json_t *o = NULL;
+    model_roof_eff_t eff = {.cmp = e_c};
+    double u_w = 1, u_kv = 1, zero;
+    for (size_t i = 0; i < dc->n; i++) {
+        model_roof_parts_t p;
+        model_roof_decode_parts(&roof, dc->r[i].b, dc->r[i].ctx, &p);
+        y[i] = dc->r[i].s;
+        if (gpu) {
+            g[i] = (model_fit_roof_pt_t){.m = {p.weights_s, 0}, .c = {p.gemm_s / e_c, 0}, .y = dc->r[i].gemm_s};
+            a[i] = (model_fit_roof_pt_t){.m = {p.kv_s, 0}, .c = {p.attn_s / e_c, 0}, .y = dc->r[i].attn_s};
+        } else {
+            a[i] = (model_fit_roof_pt_t){.m = {p.weights_s, p.kv_s},
+                                         .c = {p.gemm_s / e_c, p.attn_s / e_c}, .y = y[i]};
+        }
+    }
+    if ((gpu && model_fit_roof(g, dc->n, 0, &zero, &u_w) != 0) ||
+        model_fit_roof(a, dc->n, 1, &eff.overhead_s, &u_kv) != 0) {
+        sim_errf(err, "%s: $.%s: decode fit failed: the points need at least two different "
+                      "contexts to tell the fixed time from the HBM time", file, ds);
+        goto done;
+    }
+    if (!gpu)
+        u_w = u_kv;
+    eff.mem_weights = 1 / u_w;
+    eff.mem_kv = 1 / u_kv;
+    const char *what[2] = {"weight reads", "KV reads"};
+    double fr[2] = {eff.mem_weights, eff.mem_kv};
+    for (int k = 0; k < 2; k++)
+        if (!(fr[k] <= 1)) {
+            sim_errf(err, "%s: $.%s: the %s would run at %.3g%% of the %.4g TB/s HBM bandwidth of "
+                          "%d GPUs: faster than the hardware; check hardware, tp and layers",
+                     file, ds, what[k], 100 * fr[k], roof.hbm_bytes_per_s / 1e12, roof.n_gpus);
+            goto done;
+        }
+    for (size_t i = 0; i < dc->n; i++) {
+        pred[i] = model_roof_decode_s(&roof, &eff, dc->r[i].b, dc->r[i].ctx);
+        if (res)
+            fprintf(res, "decode,%zu,%.10g,%.10g,%.10g,%.10g,%.6f\n", i, dc->r[i].b, dc->r[i].ctx,
+                    y[i], pred[i], (pred[i] - y[i]) / y[i]);
+    }
+    model_fit_t f;
+    model_fit_stats(pred, y, dc->n, &f);
+    o = json_object();
+    json_object_set_new(o, "form", json_string(DECODE_FORM));
+    json_object_set_new(o, "d0_s", json_real(eff.overhead_s));
+    json_object_set_new(o, "eff_mem_weights", json_real(eff.mem_weights));
+    json_object_set_new(o, "eff_mem_kv", json_real(eff.mem_kv));
+    json_object_set_new(o, "eff_cmp", json_real(eff.cmp));
+    json_object_set_new(o, "n_gpus", json_integer(roof.n_gpus));
+    json_object_set_new(o, "fit_model", json_string(llm_name));
+    json_object_set_new(o, "hbm_bytes_per_s", json_real(roof.hbm_bytes_per_s));
+    json_object_set_new(o, "peak_flops_per_s", json_real(roof.peak_flops_per_s));
+    json_t *ach = json_object(), *why = json_object();
+    json_object_set_new(ach, "weights_hbm_bytes_per_s", json_real(eff.mem_weights * roof.hbm_bytes_per_s));
+    json_object_set_new(ach, "kv_hbm_bytes_per_s", json_real(eff.mem_kv * roof.hbm_bytes_per_s));
+    json_object_set_new(ach, "flops_per_s", json_real(eff.cmp * roof.peak_flops_per_s));
+    json_object_set_new(o, "achieved", ach);
+    json_object_set_new(why, "d0_s", json_string(
+        gpu ? "fixed time per step: fitted to the attention parts (kernel time that does not grow "
+              "with context)"
+            : "fixed time per step (launches, tensor-parallel all-reduce latency, sampling): fitted"));
+    json_object_set_new(why, "eff_mem_weights", json_string(
+        gpu ? "HBM fraction of the weight GEMMs: fitted to the GEMM parts (no fixed term: "
+              "launch time counts as reading time)"
+            : "HBM fraction of the weight reads: equal to eff_mem_kv (end-to-end points cannot "
+              "split the weights' time from d0)"));
+    json_object_set_new(why, "eff_mem_kv", json_string(
+        gpu ? "HBM fraction of the attention's KV reads: fitted to the attention parts"
+            : "HBM fraction of all decode reads: fitted"));
+    json_object_set_new(why, "eff_cmp", json_string(
+        "peak-FLOPs fraction of the tensor cores: F_lin / (prefill c1 x FLOPS), the prefill's "
+        "dense per-token cost being the same weight GEMMs at compute-bound sizes"));
+    json_object_set_new(o, "derivation", why);
+    json_object_set_new(o, "n_points", json_integer((json_int_t)f.n_points));
+    json_object_set_new(o, "r2", json_real(f.r2));
+    json_object_set_new(o, "max_rel_err", json_real(f.max_rel_err));
+    json_object_set_new(o, "mean_rel_err", json_real(f.mean_rel_err));
+    if (report)
+        fprintf(report,
+                "%-8s %zu points  R^2 %.5f  max rel err %.2f%%  mean %.2f%%\n"
+                "         d0 %.3g ms, HBM %.1f%% (weights) %.1f%% (KV), tensor cores %.1f%% of %d GPUs\n",
+                "decode", f.n_points, f.r2, 100 * f.max_rel_err, 100 * f.mean_rel_err,
+                1e3 * eff.overhead_s, 100 * eff.mem_weights, 100 * eff.mem_kv, 100 * eff.cmp,
+                roof.n_gpus);
+done:
+    sim_free(g);
+    sim_free(a);
+    sim_free(y);
+    sim_free(pred);
+    return o;
 }
 
 /* Fit "copies" (gpu) or "points" (network): bytes -> seconds. */
@@ -232,7 +411,8 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
 {
     json_t *root, *out = NULL, *models = NULL, *sect;
     const char *src, *date, *hw = NULL, *kind = "points";
-    pts_t pf = {0}, dc = {0};
+    pts_t pf = {0};
+    drows_t dc = {0};
     sim_out_file_t res = {0};
     int rc = -1;
     if (sim_json_load(in_path, &root, err) != 0)
@@ -303,7 +483,8 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
         if (!(sect = fit_poly("prefill", PREFILL_FORM, &pf, in_path, report, res.f, err)))
             goto done;
         json_object_set_new(out, "prefill", sect);
-        if (!(sect = fit_poly("decode", DECODE_FORM, &dc, in_path, report, res.f, err)))
+        double c1 = json_number_value(json_array_get(json_object_get(sect, "coef"), 1));
+        if (!(sect = fit_decode(root, gpu, hw, models, c1, &dc, in_path, report, res.f, err)))
             goto done;
         json_object_set_new(out, "decode", sect);
         if (gpu && json_object_get(root, "copies")) {
@@ -329,7 +510,7 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
 done:
     sim_out_abort(&res);
     pts_free(&pf);
-    pts_free(&dc);
+    sim_free(dc.r);
     json_decref(out);
     json_decref(root);
     return rc;

@@ -8,10 +8,79 @@
 
 #include "calib/fit.h"
 #include "models/cost.h"
+#include "models/roof.h"
 #include "sim/jsonx.h"
 #include "sim/out.h"
 
 static const int64_t PROMPTS[] = {8192, 16384, 32768, 65536, 131072};
+/* Decode steps shown: batch x context per request. */
+static const int64_t STEPS[][2] = {{1, 8192},   {1, 131072}, {16, 8192},
+                                   {64, 8192},  {256, 4096}, {16, 131072}};
+/* The roofline cost model at the config's defaults (sim/config.c cost.*). */
+static const double ROOF_MFU = 0.5, ROOF_MBU = 0.5, ROOF_OVERHEAD_S = 0.005;
+
+static const char *str_or(const json_t *j, const char *dflt)
+{
+    const char *v = json_string_value(j);
+    return v ? v : dflt;
+}
+
+/* The decode section: its form, parameters and what they mean. */
+static void print_decode(FILE *out, const json_t *s)
+{
+    json_t *c = json_object_get(s, "coef");
+    if (c) { /* the linear form of older files */
+        fprintf(out, "           coef %.6g, %.6g, %.6g (linear: not bounded outside its data)\n",
+                json_number_value(json_array_get(c, 0)), json_number_value(json_array_get(c, 1)),
+                json_number_value(json_array_get(c, 2)));
+        return;
+    }
+    json_t *ach = json_object_get(s, "achieved");
+    double hbm = json_number_value(json_object_get(s, "hbm_bytes_per_s"));
+    double peak = json_number_value(json_object_get(s, "peak_flops_per_s"));
+    fprintf(out, "           d0 %.4g ms (fixed per step), on %lld GPUs (fitted to %s)\n",
+            1e3 * json_number_value(json_object_get(s, "d0_s")),
+            (long long)json_integer_value(json_object_get(s, "n_gpus")),
+            str_or(json_object_get(s, "fit_model"), "?"));
+    fprintf(out, "           HBM: weights %.1f%% (%.3g TB/s), KV %.1f%% (%.3g TB/s) of %.3g TB/s\n",
+            100 * json_number_value(json_object_get(s, "eff_mem_weights")),
+            json_number_value(json_object_get(ach, "weights_hbm_bytes_per_s")) / 1e12,
+            100 * json_number_value(json_object_get(s, "eff_mem_kv")),
+            json_number_value(json_object_get(ach, "kv_hbm_bytes_per_s")) / 1e12, hbm / 1e12);
+    fprintf(out, "           tensor cores %.1f%% (%.3g of %.3g PFLOPS)\n",
+            100 * json_number_value(json_object_get(s, "eff_cmp")),
+            json_number_value(json_object_get(ach, "flops_per_s")) / 1e15, peak / 1e15);
+}
+
+/* Decode step times of c beside the roofline at its defaults and the HBM
+ * floor (100% of bandwidth and FLOPs on the whole node). */
+static int print_steps(FILE *out, const model_cost_t *c, const model_cost_args_t *a, sim_err_t *err)
+{
+    model_cost_args_t ra = *a;
+    ra.mfu = ROOF_MFU;
+    ra.mbu = ROOF_MBU;
+    ra.overhead_s = ROOF_OVERHEAD_S;
+    model_cost_t *r = model_cost_new("roofline", &ra, err);
+    if (!r)
+        return -1;
+    model_roof_t roof;
+    model_roof_init(&roof, a->hw, a->llm, a->hw->n_gpus);
+    fprintf(out, "\n  decode step, ms (%s on %s)\n  %14s  %10s  %10s  %10s\n", a->llm->name,
+            a->hw->name, "batch x ctx", "this file", "roofline", "HBM floor");
+    for (size_t i = 0; i < sizeof STEPS / sizeof STEPS[0]; i++) {
+        int64_t b = STEPS[i][0], ctx = b * STEPS[i][1];
+        char shape[32];
+        snprintf(shape, sizeof shape, "%lld x %lldk", (long long)b, (long long)(STEPS[i][1] / 1024));
+        fprintf(out, "  %14s  %10.2f  %10.2f  %10.2f\n", shape,
+                (double)model_cost_decode_ns(c, b, ctx) / 1e6,
+                (double)model_cost_decode_ns(r, b, ctx) / 1e6,
+                1e3 * model_roof_decode_floor_s(&roof, (double)b, (double)ctx));
+    }
+    fprintf(out, "  (roofline: mbu %.2g, mfu %.2g, overhead %.3g s, the config defaults)\n", ROOF_MBU,
+            ROOF_MFU, ROOF_OVERHEAD_S);
+    model_cost_free(r);
+    return 0;
+}
 
 /* The paper's FAST'25 Fig. 14 point for (n, cached share) from the
  * calibration data, or -1. kind: "prefill" or "decode". */
@@ -56,9 +125,11 @@ int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *e
         json_t *s = json_object_get(root, sects[k]);
         if (!s)
             continue;
-        fprintf(out, "  %-8s %s\n", sects[k], json_string_value(json_object_get(s, "form")));
+        fprintf(out, "  %-8s %s\n", sects[k], str_or(json_object_get(s, "form"), "?"));
         json_t *c = json_object_get(s, "coef");
-        if (c)
+        if (!strcmp(sects[k], "decode"))
+            print_decode(out, s);
+        else if (c)
             fprintf(out, "           coef %.6g, %.6g, %.6g\n", json_number_value(json_array_get(c, 0)),
                     json_number_value(json_array_get(c, 1)), json_number_value(json_array_get(c, 2)));
         else
@@ -110,6 +181,7 @@ int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *e
                     b0, p95, b1, d128, b2);
         }
         json_decref(paper);
+        rc = print_steps(out, c, &a, err);
         model_cost_free(c);
     }
 done:
@@ -121,7 +193,7 @@ int calib_roofline(const char *hardware, const char *model, const char *out_path
                    sim_err_t *err)
 {
     model_cost_args_t a = {.hw = model_hw_find(hardware), .llm = model_llm_find(model),
-                           .mfu = 0.5, .mbu = 0.5, .overhead_s = 0.005};
+                           .mfu = ROOF_MFU, .mbu = ROOF_MBU, .overhead_s = ROOF_OVERHEAD_S};
     char names[512];
     if (!a.hw) {
         model_hw_names(names, sizeof names);
@@ -151,6 +223,7 @@ int calib_roofline(const char *hardware, const char *model, const char *out_path
         json_array_append_new(ms, json_string(model));
     }
     json_object_set_new(root, "models", ms);
+    json_object_set_new(root, "model", json_string(model)); /* the one sampled */
     for (int64_t n = 4096; n <= 131072; n *= 2)
         for (int cached = 0; cached < 2; cached++) {
             int64_t p = cached ? (int64_t)llround(0.95 * (double)n) : 0;

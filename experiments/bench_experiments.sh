@@ -29,7 +29,7 @@ awk 'BEGIN {
     printf "],\n \"decode\": [";
     for (i = 0; i < 400; i++) {
         b = 1 + int(rand() * 256); c = b * (512 + int(rand() * 32768));
-        t = (0.02 + 1e-5 * b + 3e-9 * c) * (1 + 0.02 * (rand() - 0.5));
+        t = (0.003 + (1e-4 * b > 0.0215 ? 1e-4 * b : 0.0215) + 5e-8 * c) * (1 + 0.02 * (rand() - 0.5));
         printf "%s{\"batch\": %d, \"ctx_tok\": %d, \"s\": %.9g}", i ? ",\n" : "", b, c, t;
     }
     printf "]}\n";

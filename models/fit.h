@@ -1,6 +1,7 @@
-/* models/fit.h: weighted linear least squares (GSL) for cost-model fits,
- * and the polynomial forms the fitted cost model evaluates. Relative-error
- * weighting (w = 1/y^2) so short and long prompts count alike. */
+/* models/fit.h: weighted least squares (GSL) for cost-model fits, and the
+ * polynomial forms the fitted cost model evaluates. Relative-error
+ * weighting (w = 1/y^2) so short and long prompts, small and large
+ * batches count alike. */
 #ifndef MODEL_FIT_H
 #define MODEL_FIT_H
 
@@ -19,12 +20,37 @@ typedef struct model_fit {
 
 /* Prefill form: T(n, p) = c0 + c1*(n - p) + c2*(n^2 - p^2), seconds. */
 double model_fit_prefill_eval(const double coef[MODEL_FIT_NCOEF], double n_tok, double prefix_tok);
-/* Decode iteration form: T(B, ctx) = d0 + d1*B + d2*ctx, seconds. */
-double model_fit_decode_eval(const double coef[MODEL_FIT_NCOEF], double batch, double ctx_tok);
+/* The linear decode form of calibration files written before the
+ * bounded one (models/roof.h): T(B, ctx) = d0 + d1*B + d2*ctx, seconds.
+ * Still read; `calib fit` no longer writes it. */
+double model_fit_decode_linear_eval(const double coef[MODEL_FIT_NCOEF], double batch,
+                                    double ctx_tok);
 
 /* Fit coef minimizing sum ((pred - y) / y)^2 where row i's regressors are
  * x[i*3 .. i*3+2]. n >= 3 and every y > 0. Returns 0, or -1 when GSL
  * fails (singular design). */
 int model_fit_wls(const double *x, const double *y, size_t n, model_fit_t *out);
+
+/* The error statistics of out (not coef) for predictions pred of y. */
+void model_fit_stats(const double *pred, const double *y, size_t n, model_fit_t *out);
+
+/* One point of a roofline fit: y = d0 + max(u m[0], c[0]) + max(u m[1], c[1])
+ * seconds, where m[] are memory times at 100% of the bandwidth (so u is
+ * 1 / the achieved fraction) and c[] compute times, both >= 0. */
+typedef struct model_fit_roof_pt {
+    double m[2], c[2], y;
+} model_fit_roof_pt_t;
+
+/* Minimize sum ((pred - y) / y)^2 over u > 0 and d0 >= 0 (d0 = 0 unless
+ * with_d0). Exact and deterministic: between the breakpoints u = c/m each
+ * point is linear in (d0, u), so each piece is a weighted linear least
+ * squares (GSL) under box constraints, and the best piece wins.
+ * O(n x distinct breakpoints). Returns 0, or -1 when the points cannot
+ * tell d0 from u (with_d0 and every point has the same memory time) or
+ * determine u (every point compute-bound), or n is too small. */
+int model_fit_roof(const model_fit_roof_pt_t *pts, size_t n, int with_d0, double *d0, double *u);
+
+/* The prediction of one roofline-fit point at (d0, u). */
+double model_fit_roof_eval(const model_fit_roof_pt_t *pt, double d0, double u);
 
 #endif

@@ -51,3 +51,15 @@ int64_t model_llm_kv_bytes_per_tok(const model_llm_t *m)
     int head_dim = m->d_model / m->n_heads;
     return (int64_t)2 * m->n_layers * m->n_kv_heads * head_dim * m->bytes_per_elem;
 }
+
+double model_llm_linear_flops_per_tok(const model_llm_t *m)
+{
+    double d = m->d_model, kv_dim = d * m->n_kv_heads / m->n_heads;
+    double per_layer = 2 * d * d + 2 * d * kv_dim + 3 * d * m->d_ff;
+    return 2 * per_layer * m->n_layers;
+}
+
+double model_llm_attn_flops_per_pair(const model_llm_t *m)
+{
+    return 4.0 * m->d_model * m->n_layers;
+}

@@ -27,5 +27,11 @@ void model_llm_names(char *buf, size_t len);
 
 /* KV cache bytes per token (327,680 for the 70B models). */
 int64_t model_llm_kv_bytes_per_tok(const model_llm_t *m);
+/* FLOPs of the weight GEMMs per token (2 per multiply-add): Q and O
+ * (d x d), K and V (d x kv_dim), gate/up/down (3 x d x d_ff) per layer. */
+double model_llm_linear_flops_per_tok(const model_llm_t *m);
+/* FLOPs of attention per (query, key) pair: scores and values, 4 d per
+ * layer (the paper's 4 n^2 d term). */
+double model_llm_attn_flops_per_pair(const model_llm_t *m);
 
 #endif

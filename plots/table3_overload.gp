@@ -12,9 +12,9 @@ set xtics rotate by -20
 set grid y
 set key top right
 set yrange [0:*]
-do for [sp in "8P8D 14P2D"] {
-    set title sp.", conversation trace at 2x"
+do for [sp in "10P3D 8P8D"] {
+    set title sp.", conversation trace at 2.5x"
     plot datafile every ::1 using ((strcol(1) eq sp && $3 == 1) ? $7 : NaN):xtic(2) title "goodput (req/s)", \
-         '' every ::1 using ((strcol(1) eq sp && $3 == 1) ? ($4 + $5) / 1000 : NaN) title "rejected (thousands)"
+         '' every ::1 using ((strcol(1) eq sp && $3 == 1) ? ($4 + $5) / 100 : NaN) title "rejected (hundreds)"
 }
 unset multiplot

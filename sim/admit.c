@@ -41,6 +41,13 @@ double sim_admit_decode_load(const sim_cluster_t *c, sim_time_t at_ns)
     const sim_cluster_args_t *a = sim_cluster_args(c);
     sim_time_t t_d = a->admit_t_d_ns ? a->admit_t_d_ns
                                      : sim_cluster_mean_decode_ns(c, a->admit_t_d_init_ns);
-    return (double)sim_cluster_forecast_tbt_ns(c, at_ns, t_d, a->admit_oracle) /
-           (double)a->slo_tbt_ns;
+    if (at_ns <= sim_cluster_now(c)) {
+        /* The load as it is: every batch and every KV on its way. */
+        double sum = 0;
+        int nd = sim_cluster_n_decode(c);
+        for (int j = 0; j < nd; j++)
+            sum += sim_cluster_decode_load_now(c, j, NULL);
+        return nd ? sum / nd : 0;
+    }
+    return sim_cluster_forecast_load(c, at_ns, t_d, a->admit_oracle);
 }

@@ -33,8 +33,8 @@ int sim_admit_always(void *st, const sim_cluster_t *c, const sim_req_t *r);
 /* Loads as the paper defines them (1 = at the SLO). */
 /* Prefill: r's best predicted TTFT / TTFT SLO. */
 double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r);
-/* Decode: the forecast mean TBT over decode instances at at_ns / TBT SLO
- * (at_ns = now: the load as it is). */
+/* Decode: the mean load over decode instances (sim_cluster_decode_load_now)
+ * when at_ns is now; the forecast load at a later at_ns. */
 double sim_admit_decode_load(const sim_cluster_t *c, sim_time_t at_ns);
 
 const sim_admit_ops_t *sim_admit_find(const char *name);

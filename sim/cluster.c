@@ -33,10 +33,24 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
         decode_inst_t *d = &c->dc[r->decode_inst];
         d->n_assigned--;
         d->tok_assigned -= r->input_tok;
+        d->rsv_assigned -= r->input_tok + r->output_tok;
+        sim_cluster_inbound(c, r, 0);
     }
     sim_metrics_request_done(c->m, r);
     c->n_done++;
     req_free(c, r);
+}
+
+void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on)
+{
+    if (r->inbound == on || r->decode_inst < 0 || c->a.n_colocated > 0)
+        return;
+    decode_inst_t *d = &c->dc[r->decode_inst];
+    int64_t s = on ? 1 : -1;
+    r->inbound = on;
+    d->n_inbound += s;
+    d->ctx_inbound += s * r->input_tok;
+    d->rsv_inbound += s * (r->input_tok + r->output_tok);
 }
 
 /* ---- time series ---- */
@@ -78,12 +92,8 @@ static void ts_row(sim_cluster_t *c)
         row.prefill_wait_s_max = fmax(row.prefill_wait_s_max, (double)w / 1e9);
         pl[i] = (double)w / (double)c->a.slo_ttft_ns;
     }
-    for (int j = 0; j < c->a.n_decode; j++) {
-        const decode_inst_t *d = &c->dc[j];
-        dl[j] = d->b.n ? (double)model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok) /
-                                 (double)c->a.slo_tbt_ns
-                           : 0;
-    }
+    for (int j = 0; j < c->a.n_decode; j++)
+        dl[j] = sim_cluster_decode_load_now(c, j, NULL);
     row.prefill_load = pl;
     row.decode_load = dl;
     sim_metrics_ts_row(c->m, &row);
@@ -137,14 +147,29 @@ static void pull_next(sim_cluster_t *c)
     sim_evq_at(c->evq, at, arrival, r, 0);
 }
 
+static void dispatch(void *ctx, void *obj, int64_t arg);
+
 static void arrival(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
-    (void)arg;
     r->id = c->n_arrived++;
     sim_metrics_arrival(c->m, r);
     pull_next(c);
+    /* The Conductor's own decision time (FAST'25 Fig. 14, "Schedule")
+     * passes before the request is admitted and placed. */
+    if (c->a.n_colocated == 0 && c->a.schedule_ns > 0)
+        sim_evq_after(c->evq, c->a.schedule_ns, dispatch, r, arg);
+    else
+        dispatch(ctx, obj, arg);
+}
+
+/* Admission and placement of an arrived request. */
+static void dispatch(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    sim_req_t *r = obj;
+    (void)arg;
     /* A request whose KV could never fit a decode instance cannot be
      * served by any policy: refused at once. */
     if (r->input_tok + r->output_tok > c->kv_cap_tok ||
@@ -171,13 +196,16 @@ static void arrival(void *ctx, void *obj, int64_t arg)
     decode_inst_t *d = &c->dc[dec.decode];
     d->n_assigned++;
     d->tok_assigned += r->input_tok;
+    d->rsv_assigned += r->input_tok + r->output_tok;
     /* Decode-side inlining: a short prompt that needs no chunking and
-     * whose prefill, stalling the decode batch once, keeps the TBT SLO
-     * runs on its decode node, with no transfer. */
+     * whose prefill, stalling the decode batch once, keeps that stall
+     * (prefill plus one iteration) within cluster.inline_stall_s runs on
+     * its decode node, with no transfer. The budget is its own, not the
+     * reported TBT SLO (which experiments may apply afterwards). */
     if (c->a.inline_prefill && r->fetch_src < 0 &&
         r->input_tok <= c->a.prefill_chunk_tok &&
         model_cost_prefill_ns(c->a.cost, r->input_tok, 0) +
-                sim_cluster_decode_pred_iter_ns(c, dec.decode, r) <= c->a.slo_tbt_ns) {
+                sim_cluster_decode_pred_iter_ns(c, dec.decode, r) <= c->a.inline_stall_ns) {
         sim_decode_inline(c, r);
         return;
     }
@@ -324,6 +352,12 @@ void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, 
         out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
 }
 
+sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j, const sim_req_t *r)
+{
+    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, i), sim_cluster_decode_node(c, j),
+                               (double)(r->input_tok * c->kv_bytes_per_tok));
+}
+
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
                                          const sim_req_t *r, uint32_t have, uint32_t want)
 {
@@ -339,6 +373,39 @@ sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const 
     return model_cost_decode_ns(c->a.cost, d->n_assigned + 1, d->tok_assigned + r->input_tok);
 }
 
+/* A decode instance's load (1 = at the SLO) with n requests of ctx context
+ * tokens reserving rsv tokens of VRAM: its iteration time over the TBT SLO,
+ * or, when greater, its VRAM reservations over its KV capacity (a request
+ * that does not fit waits for VRAM, and that wait is part of its TBT). */
+static double decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
+{
+    if (n <= 0)
+        return 0;
+    double t = (double)model_cost_decode_ns(c->a.cost, n, ctx) / (double)c->a.slo_tbt_ns;
+    double v = (double)rsv / (double)c->kv_cap_tok;
+    return t > v ? t : v;
+}
+
+double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    return decode_load(c, d->n_assigned + 1, d->tok_assigned + r->input_tok,
+                       d->rsv_assigned + r->input_tok + r->output_tok);
+}
+
+double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = d->ctx_tok + d->ctx_inbound;
+    int64_t rsv = d->kv_used_tok + d->rsv_inbound;
+    if (r && !r->inbound) {
+        n++;
+        ctx += r->input_tok;
+        rsv += r->input_tok + r->output_tok;
+    }
+    return decode_load(c, n, ctx, rsv);
+}
+
 /* ---- overload view ---- */
 
 sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
@@ -351,32 +418,48 @@ sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
     return best == INT64_MAX ? 0 : best;
 }
 
-/* The TBT a decode instance gives n requests of ctx context tokens that
- * reserve rsv tokens of VRAM: one iteration's time, stretched by how much
- * the reservations overflow VRAM (those that do not fit wait their turn). */
-static sim_time_t effective_tbt_ns(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
+static int dur_bucket(sim_time_t ns)
 {
-    double t = (double)model_cost_decode_ns(c->a.cost, n, ctx);
-    double over = (double)rsv / (double)c->kv_cap_tok;
-    return (sim_time_t)llround(t * (over > 1 ? over : 1));
+    if (ns < 1)
+        return 0;
+    int b = (int)(2 * log2((double)ns));
+    return b < SIM_DUR_BUCKETS ? b : SIM_DUR_BUCKETS - 1;
 }
 
-sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
+void sim_cluster_note_decode(sim_cluster_t *c, sim_time_t dur_ns)
 {
-    const decode_inst_t *d = &c->dc[j];
-    int64_t n = (int64_t)d->b.n + 1, ctx = d->ctx_tok + r->input_tok;
-    int64_t rsv = d->kv_used_tok + r->input_tok + r->output_tok;
-    for (const sim_req_t *w = d->wait_head; w; w = w->next) {
-        n++;
-        ctx += w->input_tok;
-        rsv += w->input_tok + w->output_tok;
-    }
-    return effective_tbt_ns(c, n, ctx, rsv);
+    c->decode_ns_sum += dur_ns;
+    c->decode_n++;
+    int b = dur_bucket(dur_ns);
+    c->dur_cnt[b]++;
+    c->dur_sum_ns[b] += (double)dur_ns;
 }
 
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
 {
     return c->decode_n ? c->decode_ns_sum / c->decode_n : fallback_ns;
+}
+
+sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
+                                          sim_time_t t_d_ns)
+{
+    /* Mean residual life over the observed durations longer than age
+     * (bucket means; the bucket holding age counts when its mean exceeds
+     * age). */
+    if (c->decode_n > 0 && c->a.admit_t_d_ns == 0) {
+        double cnt = 0, sum = 0;
+        for (int b = dur_bucket(age_ns); b < SIM_DUR_BUCKETS; b++) {
+            if (c->dur_cnt[b] == 0 || c->dur_sum_ns[b] / (double)c->dur_cnt[b] <= (double)age_ns)
+                continue;
+            cnt += (double)c->dur_cnt[b];
+            sum += c->dur_sum_ns[b] - (double)c->dur_cnt[b] * (double)age_ns;
+        }
+        if (cnt > 0)
+            return (sim_time_t)llround(sum / cnt);
+    }
+    /* A uniform t_d (set, or nothing observed longer): what is left of
+     * it, or one more t_d for a request that has already outlived it. */
+    return age_ns < t_d_ns ? t_d_ns - age_ns : t_d_ns;
 }
 
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
@@ -415,7 +498,8 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
             const decode_inst_t *d = &c->dc[j];
             join = r->decode_join_ns;
             rctx += 1 + (d->b.iter - r->join_iter);
-            leave = oracle ? now + (r->finish_iter - d->b.iter + 1) * iter[j] : join + t_d_ns;
+            leave = now + (oracle ? (r->finish_iter - d->b.iter + 1) * iter[j]
+                                  : sim_cluster_decode_residual_ns(c, now - join, t_d_ns));
         } else {
             /* in prefill (forecast_join set above), or prefilled and on its way */
             join = r->prefill_done || r->prefill_inst < 0 ? now : SIM_MAX(r->forecast_join_ns, now);
@@ -430,8 +514,8 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
     sim_free(iter);
 }
 
-sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                       int oracle)
+double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                 int oracle)
 {
     int nd = c->a.n_decode;
     if (nd == 0)
@@ -439,13 +523,9 @@ sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns,
     int64_t *n = sim_xcalloc((size_t)nd * 3, sizeof *n, "forecast");
     int64_t *ctx = n + nd, *rsv = n + 2 * nd;
     sim_cluster_forecast_decode(c, at_ns, t_d_ns, oracle, n, ctx, rsv);
-    sim_time_t sum = 0;
-    int busy = 0;
+    double sum = 0;
     for (int j = 0; j < nd; j++)
-        if (n[j] > 0) {
-            sum += effective_tbt_ns(c, n[j], ctx[j], rsv[j]);
-            busy++;
-        }
+        sum += decode_load(c, n[j], ctx[j], rsv[j]);
     sim_free(n);
-    return busy ? sum / busy : 0;
+    return sum / nd;
 }

@@ -43,6 +43,7 @@ typedef struct sim_cluster_args {
     uint64_t seed;              /* master seed (policies derive their streams) */
     double kvcache_threshold;   /* Algorithm 1's kvcache_balancing_threshold */
     int slo_reject;             /* the Conductor rejects requests predicted to miss an SLO */
+    int handoff_aware;          /* the Conductor's TTFT counts the P->D hand-off left after prefill */
     sim_time_t slo_ttft_ns;
     sim_time_t slo_tbt_ns;
     /* Colocated (vLLM-like) serving instead of P/D: n_colocated > 0. */
@@ -53,6 +54,8 @@ typedef struct sim_cluster_args {
     int64_t coloc_prefill_tok;   /* most prompt tokens in one prefill step */
     int coloc_route_least;       /* route to the instance with the fewest requests */
     int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
+    sim_time_t inline_stall_ns;  /* ... when prefill + one iteration stays within this */
+    sim_time_t schedule_ns;      /* the Conductor's decision time per request */
     /* Admission (overload). */
     double admit_threshold;      /* a load above this rejects */
     sim_time_t admit_t_d_ns;     /* uniform decode time; 0: learned mean */
@@ -126,27 +129,42 @@ void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, 
 /* The prefill load r would meet: its lowest predicted TTFT over prefill
  * instances (queue wait + its prefill there), in ns. */
 sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r);
-/* Decode instance j's iteration time now with r added to its batch and to
- * the requests waiting there for a slot. */
-sim_time_t sim_cluster_decode_join_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
-/* Forecast of the mean decode iteration time (TBT) over decode instances
- * at absolute time at_ns: requests decoding now stay until they finish,
- * requests in prefill join when their predicted prefill ends. How long a
- * request decodes: t_d_ns each (system level) or, with oracle, its real
- * remaining tokens at the instance's current iteration time. O(requests
- * in flight). 0 when no decode instance would be busy. */
-sim_time_t sim_cluster_forecast_tbt_ns(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                       int oracle);
+/* Decode instance j's load now (1 = at the SLO): every request in its
+ * batch and every request whose KV is on its way there (prefill started,
+ * not yet joined), plus r when given and not already counted. The load is
+ * the iteration time over the TBT SLO or, when greater, the VRAM those
+ * requests reserve (input + output each) over its KV capacity. */
+double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r);
+/* The same load over every request placed on j and not finished (queued
+ * for prefill too), with r added: what placement balances. */
+double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r);
+/* Forecast of the mean decode load over decode instances at absolute time
+ * at_ns: requests decoding now stay for their expected remaining decode
+ * time (sim_cluster_decode_residual_ns), requests in prefill join when
+ * their predicted prefill ends and stay t_d_ns. With oracle, each leaves
+ * after its real remaining tokens at its instance's current iteration
+ * time. O(requests in flight). */
+double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                                 int oracle);
+/* Expected remaining decode time of a request that has decoded age_ns:
+ * the mean residual of the observed decode durations longer than age_ns
+ * (system level: no request's own length is used); with a set uniform t_d
+ * (or nothing observed that long), what is left of t_d_ns, or t_d_ns again
+ * once it has outlived it. */
+sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
+                                          sim_time_t t_d_ns);
 /* The forecast's batch per decode instance: n[j] requests with ctx[j]
  * context tokens reserving rsv[j] tokens of VRAM at at_ns (arrays of
- * n_decode). The TBT it implies is one iteration's time stretched by how
- * far rsv overflows VRAM (requests that do not fit wait their turn). */
+ * n_decode), from which sim_cluster_forecast_load computes the load. */
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
                                  int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
 /* Mean observed decode duration (first decode step to the last token) of
  * completed requests; fallback_ns before the first one. */
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns);
 
+/* Predicted time to hand r's whole KV from prefill instance i's node to
+ * decode instance j's, from the network's state now. */
+sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j, const sim_req_t *r);
 /* Predicted time to fetch r's first blocks [have, want) from prefill
  * instance src's node to instance dst's, from the network's state now. */
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,

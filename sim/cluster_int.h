@@ -28,11 +28,20 @@ typedef struct decode_inst {
     int running;
     sim_time_t iter_start_ns;
     int64_t n_assigned; /* requests placed here and not finished */
-    int64_t tok_assigned;
+    int64_t tok_assigned; /* their input tokens */
+    int64_t rsv_assigned; /* their input + output tokens (VRAM they will reserve) */
+    /* KV on its way: requests whose prefill has started (here or on a
+     * prefill node) and that have not joined the batch yet. */
+    int64_t n_inbound, ctx_inbound, rsv_inbound;
     sim_req_t *inline_head, *inline_tail; /* short prefills to run here */
 } decode_inst_t;
 
 typedef struct coloc_inst coloc_inst_t;
+
+#define SIM_DUR_BUCKETS 96 /* half-octaves of ns: up to 2^48 ns (3 days) */
+
+/* Record one observed decode duration (decode.c at completion). */
+void sim_cluster_note_decode(sim_cluster_t *c, sim_time_t dur_ns);
 
 struct sim_cluster {
     sim_cluster_args_t a;
@@ -58,6 +67,10 @@ struct sim_cluster {
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
+    /* Their distribution, by half-octave of ns: counts and sums (for the
+     * forecast's expected remaining decode time of a running request). */
+    int64_t dur_cnt[SIM_DUR_BUCKETS];
+    double dur_sum_ns[SIM_DUR_BUCKETS];
     coloc_inst_t *co;           /* colocated instances, when n_colocated > 0 */
     sim_kvpool_t *co_cache;     /* their HBM prefix caches (one node each) */
     int co_rr;
@@ -76,6 +89,9 @@ static inline int sim_cluster_decode_node(const sim_cluster_t *c, int decode_ins
 
 /* cluster.c: a request ends (exactly once). */
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st);
+/* Count r's KV as on its way to its decode instance (on = 1, when its
+ * prefill starts) or no longer (on = 0: it joined the batch or ended). */
+void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
 
 /* prefill.c */
 /* Queue a placed request (fetch started if it asks for one). */

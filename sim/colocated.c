@@ -250,7 +250,7 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
     if (c->co_cache && r->gen_tok == 0)
         sim_kvpool_access(c->co_cache, o->idx, r->blocks, r->n_blocks);
     if (r->gen_tok == 0) {
-        r->first_token_ns = now;
+        r->first_token_ns = r->prefill_end_ns = now;
     } else { /* the token after a recompute: its interval spans the stall */
         sim_grow((void **)&r->tbt_saved, &r->cap_tbt_saved, r->n_tbt_saved + 1,
                  sizeof *r->tbt_saved, "preempted intervals");

@@ -48,7 +48,10 @@ static const field_t fields[] = {
     FI("cluster.colocated", cluster.colocated, 0, 4096, "0",
        "colocated (vLLM-like) instances instead of prefill/decode ones (0: disaggregated)"),
     FI("cluster.inline_prefill", cluster.inline_prefill, 0, 1, "1",
-       "a short prefill that keeps the TBT SLO may run on its decode node"),
+       "a short prefill may run on its decode node (see cluster.inline_stall_s)"),
+    FD("cluster.inline_stall_s", cluster.inline_stall_s, 0, 1e3, "0.1",
+       "inlining: longest decode stall (the prefill plus one iteration) an inlined prefill may "
+       "cause, s"),
     FI("cluster.decode_max_batch", cluster.decode_max_batch, 1, 65536, "256",
        "most requests in one decode batch"),
     FD("cluster.vram_reserve_frac", cluster.vram_reserve_frac, 0, 0.9, "0.1",
@@ -123,6 +126,12 @@ static const field_t fields[] = {
        "1.5", "kvcentric fetches a longer prefix when best / own exceeds this"),
     FI("scheduler.slo_reject", scheduler.slo_reject, 0, 1, "1",
        "kvcentric rejects at arrival a request predicted to miss its TTFT or TBT SLO"),
+    FI("scheduler.handoff_aware", scheduler.handoff_aware, 0, 1, "1",
+       "kvcentric: a prefill instance's predicted TTFT counts the part of the KV hand-off to the "
+       "decode instance that its prefill does not cover (the network's state now)"),
+    FD("scheduler.schedule_s", scheduler.schedule_s, 0, 1e3, "0.05",
+       "the Conductor's decision time per request, s, inside TTFT (FAST'25 Fig. 14's Schedule "
+       "column; disaggregated serving only)"),
     FS("admission.policy", admission.policy, "none",
        "admission control: none, baseline, early, predictive"),
     FD("admission.threshold", admission.threshold, 0.01, 100, "1",

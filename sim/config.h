@@ -32,6 +32,7 @@ typedef struct sim_config {
         int64_t prefill_chunk;
         int64_t colocated;
         int64_t inline_prefill;
+        double inline_stall_s;
     } cluster;
     struct {
         char system[SIM_CFG_STR];
@@ -51,6 +52,8 @@ typedef struct sim_config {
         char policy[SIM_CFG_STR];
         double kvcache_balancing_threshold;
         int64_t slo_reject;
+        double schedule_s;
+        int64_t handoff_aware;
     } scheduler;
     struct {
         char policy[SIM_CFG_STR];

@@ -18,8 +18,7 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
                           &r->tbt_top10_s);
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
-    c->decode_ns_sum += sim_evq_now(c->evq) - r->decode_join_ns;
-    c->decode_n++;
+    sim_cluster_note_decode(c, sim_evq_now(c->evq) - r->decode_join_ns);
     sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
 }
 
@@ -67,6 +66,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         if (!d->wait_head)
             d->wait_tail = NULL;
         r->next = NULL;
+        sim_cluster_inbound(c, r, 0);
         r->decode_join_ns = sim_evq_now(c->evq);
         r->join_iter = d->b.iter;
         r->finish_iter = d->b.iter + r->output_tok - 2;
@@ -129,7 +129,7 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
     sim_req_t *r = obj;
     decode_inst_t *d = &c->dc[arg];
     d->running = 0;
-    r->first_token_ns = sim_evq_now(c->evq);
+    r->first_token_ns = r->prefill_end_ns = sim_evq_now(c->evq);
     r->prefill_done = 1;
     r->kv_ready_ns = r->first_token_ns;
     if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
@@ -145,6 +145,7 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
 void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
 {
     decode_inst_t *d = &c->dc[r->decode_inst];
+    sim_cluster_inbound(c, r, 1);
     r->next = NULL;
     if (d->inline_tail)
         d->inline_tail->next = r;

@@ -97,7 +97,7 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
         m->last_finish_ns = r->finish_ns;
     int prefilled = r->status == SIM_REQ_COMPLETED || r->status == SIM_REQ_REJECTED_PREFILL;
     sim_time_t ttft = r->first_token_ns - r->arrival_ns;
-    sim_time_t prefill = r->first_token_ns - r->prefill_start_ns;
+    sim_time_t prefill = r->prefill_end_ns - r->prefill_start_ns;
     if (prefilled) {
         m->prefilled_input_tok += r->input_tok;
         m->prefilled_cached_tok += r->cached_tok;

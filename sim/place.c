@@ -1,6 +1,7 @@
 /* sim/place.c: the placement registry and the shared decode balancer. */
 #include "sim/place.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/registry.h"
@@ -25,9 +26,9 @@ void sim_place_names(char *buf, size_t len)
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
 {
     int best = 0;
-    sim_time_t best_t = INT64_MAX;
+    double best_t = INFINITY;
     for (int j = 0; j < sim_cluster_n_decode(c); j++) {
-        sim_time_t t = sim_cluster_decode_pred_iter_ns(c, j, r);
+        double t = sim_cluster_decode_pred_load(c, j, r);
         if (t < best_t) {
             best_t = t;
             best = j;
@@ -44,7 +45,7 @@ void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_d
 }
 
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                          double threshold, uint32_t *leads, sim_place_est_t *out)
+                          double threshold, int decode, uint32_t *leads, sim_place_est_t *out)
 {
     int n = sim_cluster_n_prefill(c);
     sim_cluster_prefix_by_instance(c, r, leads);
@@ -77,6 +78,10 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
         sim_time_t queue_ns = sim_cluster_prefill_wait_ns(c, i);
         sim_time_t prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
         e->ttft_ns = transfer_ns + queue_ns + prefill_ns;
+        if (decode >= 0) {
+            sim_time_t h = sim_cluster_handoff_estimate_ns(c, i, decode, r);
+            e->ttft_ns += h > prefill_ns ? h - prefill_ns : 0;
+        }
         if (e->ttft_ns < out[best].ttft_ns)
             best = i;
     }

@@ -41,8 +41,11 @@ extern const sim_place_ops_t sim_place_kvcentric;
 const sim_place_ops_t *sim_place_find(const char *name);
 void sim_place_names(char *buf, size_t len);
 
-/* The decode balancer shared by policies: the instance with the lowest
- * predicted iteration time were r to join it (ties: lowest index). */
+/* SelectDecodingInstance, shared by policies: the instance with the lowest
+ * predicted load were r to join it, counting every request placed there
+ * and not finished (in its batch, KV on its way, queued for prefill): the
+ * iteration time over the TBT SLO or, when greater, the VRAM they reserve
+ * over its capacity (ties: lowest index). */
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r);
 
 /* Place r on prefill instance p: decode by the shared balancer above,
@@ -52,7 +55,7 @@ void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_d
 
 /* Algorithm 1's estimate for r on one prefill instance. */
 typedef struct sim_place_est {
-    sim_time_t ttft_ns;     /* transfer (0: none) + queue + prefill */
+    sim_time_t ttft_ns;     /* transfer (0: none) + queue + prefill (+ hand-off left) */
     uint32_t lead_blocks;   /* what it would hold after the fetch */
     int fetch_from;         /* prefill instance holding the longer prefix; -1: recompute */
 } sim_place_est_t;
@@ -70,9 +73,12 @@ void sim_place_scratch_free(void *scratch);
  * shorter than the best one cluster-wide fetches the difference when
  * best / own > threshold (own = 0 with best > 0 counts as above) from the
  * holder that can send it soonest; otherwise it recomputes beyond its own
- * prefix. Returns the instance with the lowest TTFT (ties: lowest index).
+ * prefix. With decode >= 0, the TTFT also counts the part of the KV
+ * hand-off to that decode instance that prefill does not cover (the KV
+ * streams while prefill runs), from the network's state now. Returns the
+ * instance with the lowest TTFT (ties: lowest index).
  * O(instances x (prefix + holders)). */
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                          double threshold, uint32_t *leads, sim_place_est_t *out);
+                          double threshold, int decode, uint32_t *leads, sim_place_est_t *out);
 
 #endif

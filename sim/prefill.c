@@ -119,7 +119,10 @@ sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t
 static void maybe_kv_ready(sim_cluster_t *c, sim_req_t *r)
 {
     if (r->prefill_done && r->n_streams == 0) {
-        r->transfer_ns = sim_evq_now(c->evq) - r->prefill_start_ns;
+        /* TTFT ends here: the KV is handed to the decode instance (FAST'25
+         * Fig. 14 counts the P->D transfer in TTFT). */
+        r->first_token_ns = sim_evq_now(c->evq);
+        r->transfer_ns = r->first_token_ns - r->prefill_start_ns;
         sim_decode_kv_ready(c, r);
     }
 }
@@ -187,7 +190,8 @@ static void prefill_done(void *ctx, void *obj, int64_t arg)
     sim_req_t *r = obj;
     int i = (int)arg;
     c->pf[i].running = NULL;
-    r->first_token_ns = sim_evq_now(c->evq);
+    r->prefill_end_ns = sim_evq_now(c->evq);
+    r->first_token_ns = r->prefill_end_ns; /* moved to the hand-off when KV moves */
     r->prefill_done = 1;
     if (c->pool) {
         /* Reused blocks are touched, new ones stored in the node's DRAM
@@ -312,6 +316,7 @@ static void prefill_kick(sim_cluster_t *c, int i)
     if (c->pool) /* the reused prefix is in use: never evicted meanwhile */
         sim_kvpool_pin(c->pool, sim_cluster_pool_node(c, i), r->blocks, pl.lead);
     r->prefill_start_ns = sim_evq_now(c->evq);
+    sim_cluster_inbound(c, r, 1); /* its KV streams from now on */
     p->running = r;
     p->run_end_ns = r->prefill_start_ns + pl.dur_ns;
     sim_metrics_prefill_busy(c->m, pl.n_chunks == 1 ? pl.dur_ns : pl.compute_ns);

@@ -37,6 +37,7 @@ typedef struct sim_req {
     sim_time_t fetch_ns;         /* fetch duration (setup included) */
     int fetch_pending;           /* prefill may not start before it lands */
     int prefill_done;
+    int inbound;                 /* counted in its decode instance's KV on its way */
     int n_streams;               /* KV stream flows still moving */
     uint32_t *streams;           /* their flow ids (prefill group size + 1) */
     sim_time_t kv_ready_ns;      /* all KV in the decode node's DRAM */
@@ -55,7 +56,9 @@ typedef struct sim_req {
     sim_time_t forecast_join_ns; /* scratch of the decode-load forecast */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
-    sim_time_t first_token_ns;   /* end of prefill */
+    sim_time_t prefill_end_ns;   /* end of prefill (the first token is computed) */
+    sim_time_t first_token_ns;   /* the first token reaches the user: its KV is handed to the
+                                  * decode instance (at prefill end when nothing moves) */
     sim_time_t transfer_ns;      /* KV hand-off duration */
     sim_time_t finish_ns;
     int64_t join_iter;   /* decode iteration index of its first decode step */

@@ -1,8 +1,10 @@
 /* tests/test_admission.c: overload handling: on a hand-built overload,
  * early rejection turns away before prefill the requests the baseline
  * rejects after prefill (and wastes); the predictive forecast of the
- * decode batch matches the replay when decode times are uniform; every
- * request ends exactly once under every policy. */
+ * decode batch matches the replay when decode times are uniform and keeps
+ * requests that outlive the mean decode time; the decode load now counts
+ * KV on its way and VRAM; every request ends exactly once under every
+ * policy. */
 #include "tests/tests.h"
 
 #include <stdlib.h>
@@ -88,59 +90,80 @@ START_TEST(test_early_rejects_what_baseline_wastes)
 }
 END_TEST
 
-/* Decode iterations of exactly 30 ms (a calibration with no batch or
- * context term): every request decodes for (output - 1) x 30 ms, the
- * uniform t_d the system-level forecast assumes. Forecast from 9 s ahead
- * of the arrival of request 4 and replay to that time: the batch matches. */
-START_TEST(test_forecast_matches_replay)
+/* A hand-built 1P + 1D cluster (a800x8, llama2-70b) with flat costs:
+ * prefill 0.1 s + 0.1 ms per token, every decode iteration exactly 30 ms
+ * (no batch or context term); TBT SLO 0.1 s; no inlining, no Conductor
+ * scheduling time; fed from a trace of reqs, nothing run yet. White-box:
+ * tests step its queue (sim/cluster_int.h) to stop it midway. */
+typedef struct flat {
+    model_cost_t *cost;
+    sim_metrics_t *m;
+    sim_net_profile_t prof;
+    trace_t *t;
+    sim_cluster_t *c;
+} flat_t;
+
+static void flat_new(flat_t *f, const char *name, const int (*reqs)[3], int n)
 {
-    const char *d = tests_tmpdir();
     const char *calib =
         "{\"hardware\": \"a800x8\", \"models\": [\"llama2-70b\"], \"source\": \"test\",\n"
         " \"prefill\": {\"coef\": [0.1, 1e-4, 0]}, \"decode\": {\"coef\": [0.03, 0, 0]}}\n";
-    const char *cp = tests_write_file(d, "flat.json", calib, strlen(calib));
-    static const int reqs[][3] = {{0, 1000, 301},     {3000, 1000, 301}, {6000, 1000, 301},
-                                  {9000, 1000, 301},  {12000, 1000, 301}, {13000, 1000, 301},
-                                  {14000, 1000, 301}, {15000, 1000, 301}};
-    const char *tp = tests_trace_of("flat.jsonl", reqs, 8);
-    sim_config_defaults(&cfg);
-    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
-    snprintf(cfg.cost.calibration, sizeof cfg.cost.calibration, "%s", cp);
-    cfg.cluster.prefill = cfg.cluster.decode = 1;
-    cfg.cluster.inline_prefill = 0;
-    cfg.metrics.interval_s = 0;
-    /* Build the run by hand to stop it midway. */
+    const char *cp = tests_write_file(tests_tmpdir(), "flat.json", calib, strlen(calib));
     model_cost_args_t ca = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
                             .calibration = cp, .data_dir = "."};
     sim_err_t err;
-    model_cost_t *cost = model_cost_new("fitted", &ca, &err);
-    ck_assert_msg(cost != NULL, "%s", err.msg);
-    sim_net_profile_t prof;
-    ck_assert_int_eq(sim_net_profile_get("rdma", &prof), 0);
-    sim_metrics_t *m = sim_metrics_new(NULL, 30, 0.1);
+    f->cost = model_cost_new("fitted", &ca, &err);
+    ck_assert_msg(f->cost != NULL, "%s", err.msg);
+    ck_assert_int_eq(sim_net_profile_get("rdma", &f->prof), 0);
+    f->m = sim_metrics_new(NULL, 30, 0.1);
     sim_cluster_args_t a = {
-        .hw = ca.hw, .llm = ca.llm, .cost = cost, .place = &sim_place_load_balance,
+        .hw = ca.hw, .llm = ca.llm, .cost = f->cost, .place = &sim_place_load_balance,
         .admit = &sim_admit_none, .n_prefill = 1, .n_decode = 1, .decode_max_batch = 256,
         .vram_reserve_frac = 0.1, .prefill_group = 1, .prefill_chunk_tok = 8192,
-        .net_profile = &prof, .nic_bytes_per_s = 100e9, .slo_ttft_ns = 30 * SIM_NS_PER_S,
+        .net_profile = &f->prof, .nic_bytes_per_s = 100e9, .slo_ttft_ns = 30 * SIM_NS_PER_S,
         .slo_tbt_ns = SIM_NS_PER_S / 10, .dram_load_bytes_per_s = 128e9,
     };
-    sim_cluster_t *c = sim_cluster_new(&a, m, &err);
-    ck_assert_ptr_nonnull(c);
-    trace_open_args_t ta = {.path = tp, .format = "auto", .speed = 1};
-    trace_t *t = trace_open(&ta, &err);
-    ck_assert_ptr_nonnull(t);
-    sim_cluster_attach_trace(c, t);
-    while (sim_evq_now(c->evq) < 12500 * SIM_NS_PER_MS)
-        ck_assert_int_eq(sim_evq_step(c->evq), 1);
+    f->c = sim_cluster_new(&a, f->m, &err);
+    ck_assert_ptr_nonnull(f->c);
+    trace_open_args_t ta = {.path = tests_trace_of(name, reqs, n), .format = "auto", .speed = 1};
+    f->t = trace_open(&ta, &err);
+    ck_assert_msg(f->t != NULL, "%s", err.msg);
+    sim_cluster_attach_trace(f->c, f->t);
+}
+
+/* Run events until simulated time reaches at_ns. */
+static void flat_run_to(flat_t *f, sim_time_t at_ns)
+{
+    while (sim_evq_now(f->c->evq) < at_ns)
+        ck_assert_int_eq(sim_evq_step(f->c->evq), 1);
+}
+
+static void flat_free(flat_t *f)
+{
+    sim_cluster_free(f->c);
+    trace_close(f->t);
+    sim_metrics_free(f->m);
+    model_cost_free(f->cost);
+}
+
+/* Every request decodes (output - 1) x 30 ms, the uniform t_d the
+ * system-level forecast assumes. Forecast from 9 s ahead of the arrival
+ * of request 4 and replay to that time: the batch matches. */
+START_TEST(test_forecast_matches_replay)
+{
+    static const int reqs[][3] = {{0, 1000, 301},     {3000, 1000, 301}, {6000, 1000, 301},
+                                  {9000, 1000, 301},  {12000, 1000, 301}, {13000, 1000, 301},
+                                  {14000, 1000, 301}, {15000, 1000, 301}};
+    flat_t f;
+    flat_new(&f, "flat.jsonl", reqs, 8);
+    flat_run_to(&f, 12500 * SIM_NS_PER_MS);
     /* Every request decodes 300 iterations of 30 ms. */
     sim_time_t t_d = 300 * 30 * SIM_NS_PER_MS;
     for (int ahead = 1; ahead <= 9; ahead += 2) {
-        /* from a fresh copy of the state: re-run to 12.5 s each time is
-         * not needed, the forecast does not change the state */
-        sim_time_t at = sim_evq_now(c->evq) + ahead * SIM_NS_PER_S;
+        /* the forecast does not change the state: one run serves all */
+        sim_time_t at = sim_evq_now(f.c->evq) + ahead * SIM_NS_PER_S;
         int64_t n, ctx, rsv;
-        sim_cluster_forecast_decode(c, at, t_d, 0, &n, &ctx, &rsv);
+        sim_cluster_forecast_decode(f.c, at, t_d, 0, &n, &ctx, &rsv);
         ck_assert_int_eq(rsv, n * 1301);
         /* Replay: how many of the requests known at 12.5 s decode at that
          * time? Each joins right after its prefill and leaves 9 s later.
@@ -154,10 +177,94 @@ START_TEST(test_forecast_matches_replay)
         ck_assert_msg(n == expect, "%d s ahead: forecast %lld, replay %lld", ahead, (long long)n,
                       (long long)expect);
     }
-    sim_cluster_free(c);
-    trace_close(t);
-    sim_metrics_free(m);
-    model_cost_free(cost);
+    flat_free(&f);
+}
+END_TEST
+
+/* early judges decode on its load as it is, KV on its way included: once
+ * a request's prefill has started, its KV streams to decode and counts
+ * there (one request, 30 ms / 0.1 s = 0.3) though no batch runs yet.
+ * Before, early used the forecast at now, which counted only batches and
+ * prefilled requests: 0 here (sim_cluster_forecast_load at now still
+ * gives that). And VRAM counts on its own: reservations of twice the KV
+ * capacity give a load above 2 with an iteration far below the SLO
+ * (before: the iteration stretched by the overflow, 60 ms, a load of
+ * 0.6). */
+START_TEST(test_early_counts_kv_on_its_way)
+{
+    static const int one[][3] = {{0, 1000, 301}};
+    flat_t f;
+    flat_new(&f, "way.jsonl", one, 1);
+    sim_cluster_t *c = f.c;
+    while (!c->pf[0].running)
+        ck_assert_int_eq(sim_evq_step(c->evq), 1);
+    decode_inst_t *d = &c->dc[0];
+    ck_assert_int_eq((int64_t)d->b.n, 0);
+    ck_assert_int_eq(d->n_inbound, 1);
+    sim_time_t now = sim_cluster_now(c);
+    double load = sim_cluster_decode_load_now(c, 0, NULL);
+    ck_assert_double_eq_tol(load, 0.3, 1e-6);
+    ck_assert_double_eq_tol(sim_admit_decode_load(c, now), load, 1e-12);
+    /* the request itself is not counted twice */
+    ck_assert_double_eq_tol(sim_cluster_decode_load_now(c, 0, c->pf[0].running), load, 1e-12);
+    ck_assert_double_eq(sim_cluster_forecast_load(c, now, 9 * SIM_NS_PER_S, 0), 0); /* the old */
+    int64_t cap = sim_cluster_decode_kv_cap_tok(c);
+    d->rsv_inbound += 2 * cap;
+    double over = (double)d->rsv_inbound / (double)cap;
+    ck_assert_double_gt(sim_cluster_decode_load_now(c, 0, NULL), 2);
+    ck_assert_double_lt((double)model_cost_decode_ns(f.cost, 1, 1000) * over /
+                            (double)(SIM_NS_PER_S / 10), 1); /* the old stretched TBT */
+    d->rsv_inbound -= 2 * cap;
+    /* To the end: nothing is left on its way or placed. */
+    sim_err_t err;
+    ck_assert_int_eq(sim_cluster_run(c, NULL, NULL, &err), 0);
+    ck_assert_int_eq(d->n_inbound, 0);
+    ck_assert_int_eq(d->rsv_inbound, 0);
+    ck_assert_int_eq(d->n_assigned, 0);
+    ck_assert_int_eq(d->rsv_assigned, 0);
+    ck_assert_double_eq(sim_cluster_decode_load_now(c, 0, NULL), 0);
+    flat_free(&f);
+}
+END_TEST
+
+/* The predictive forecast keeps a request that has decoded longer than
+ * the mean: its expected remaining time is the mean residual of the
+ * observed decode durations longer than its age. Observed 1, 1, 1 and
+ * 10 s (mean 3.25 s): at age 0.5 s, (3 x 0.5 + 9.5) / 4 = 2.75 s; at 2 s,
+ * 8 s; beyond every observation, t_d. A request decoding for about 4.8 s
+ * (30 s in all) is still in the forecast 1 s ahead. Before, it left at
+ * join + t_d, already past: dropped. With a set uniform t_d
+ * (admission.t_d_s) only t_d counts. */
+START_TEST(test_forecast_keeps_long_decodes)
+{
+    static const int one[][3] = {{0, 1000, 1001}};
+    flat_t f;
+    flat_new(&f, "long.jsonl", one, 1);
+    sim_cluster_t *c = f.c;
+    flat_run_to(&f, 5 * SIM_NS_PER_S);
+    const int secs[] = {1, 1, 1, 10};
+    for (int i = 0; i < 4; i++)
+        sim_cluster_note_decode(c, secs[i] * SIM_NS_PER_S);
+    sim_time_t t_d = sim_cluster_mean_decode_ns(c, 0);
+    ck_assert_int_eq(t_d, 3250 * SIM_NS_PER_MS);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, SIM_NS_PER_S / 2, t_d), 2750 * SIM_NS_PER_MS);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d), 8 * SIM_NS_PER_S);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 11 * SIM_NS_PER_S, t_d), t_d);
+    const sim_req_t *r = c->live;
+    ck_assert_ptr_nonnull(r);
+    ck_assert_ptr_null(r->live_next);
+    ck_assert_int_gt(r->decode_join_ns, 0); /* decoding */
+    sim_time_t now = sim_cluster_now(c), at = now + SIM_NS_PER_S;
+    ck_assert_int_gt(now - r->decode_join_ns, t_d);
+    ck_assert_int_le(r->decode_join_ns + t_d, at); /* the old leave time */
+    int64_t n, ctx, rsv;
+    sim_cluster_forecast_decode(c, at, t_d, 0, &n, &ctx, &rsv);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(rsv, 1000 + 1001);
+    c->a.admit_t_d_ns = t_d; /* a set t_d: what is left of it, observations ignored */
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d),
+                     t_d - 2 * SIM_NS_PER_S);
+    flat_free(&f);
 }
 END_TEST
 
@@ -197,6 +304,8 @@ Suite *test_admission_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_early_rejects_what_baseline_wastes);
     tcase_add_test(tc, test_forecast_matches_replay);
+    tcase_add_test(tc, test_early_counts_kv_on_its_way);
+    tcase_add_test(tc, test_forecast_keeps_long_decodes);
     tcase_add_test(tc, test_conservation_all_policies);
     suite_add_tcase(s, tc);
     return s;

@@ -1,8 +1,9 @@
 /* tests/test_conductor.c: Algorithm 1 on hand-built cluster states, one
  * case per branch (no transfer, transfer, the threshold, own prefix 0, a
- * tie, rejection on TTFT, rejection on TBT, local scope); hot-spot
- * replication and cold replicas; determinism; and the paper's ordering of
- * the placements on a slice of the conversation trace. White-box: it
+ * tie, rejection on TTFT, rejection on TBT, local scope, the KV hand-off
+ * in TTFT); the decode balancer's VRAM term; hot-spot replication and
+ * cold replicas; determinism; and the paper's ordering of the placements
+ * on a slice of the conversation trace. White-box: it
  * reaches into the cluster (sim/cluster_int.h) to set pool and queues. */
 #include "tests/tests.h"
 
@@ -24,9 +25,9 @@ typedef struct world {
     sim_req_t r;
 } world_t;
 
-/* 2 or 3 prefill instances and one decode instance of a800x8, an empty
+/* n_prefill prefill and n_decode decode instances of a800x8, an empty
  * pool, the Conductor's parameters as given. */
-static void world_new(world_t *w, int n_prefill, int global, double threshold)
+static void world_new_pd(world_t *w, int n_prefill, int n_decode, int global, double threshold)
 {
     memset(w, 0, sizeof *w);
     model_cost_args_t ca = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
@@ -38,7 +39,7 @@ static void world_new(world_t *w, int n_prefill, int global, double threshold)
     w->m = sim_metrics_new(NULL, 30, 0.1);
     sim_cluster_args_t a = {
         .hw = ca.hw, .llm = ca.llm, .cost = w->cost, .place = &sim_place_kvcentric,
-        .admit = &sim_admit_none, .n_prefill = n_prefill, .n_decode = 1,
+        .admit = &sim_admit_none, .n_prefill = n_prefill, .n_decode = n_decode,
         .decode_max_batch = 256, .vram_reserve_frac = 0.1, .cache_policy = &sim_evict_lru,
         .dram_blocks = 1000, .ssd_blocks = 0, .dram_load_bytes_per_s = 128e9,
         .ssd_read_bytes_per_s = 12e9, .prefill_group = 1, .prefill_chunk_tok = 8192,
@@ -54,6 +55,12 @@ static void world_new(world_t *w, int n_prefill, int global, double threshold)
     w->r.output_tok = 10;
     w->r.n_blocks = 16;
     w->r.blocks = w->blocks;
+}
+
+/* 2 or 3 prefill instances and one decode instance. */
+static void world_new(world_t *w, int n_prefill, int global, double threshold)
+{
+    world_new_pd(w, n_prefill, 1, global, threshold);
 }
 
 static void world_free(world_t *w)
@@ -190,6 +197,42 @@ START_TEST(test_alg1_reject_ttft_and_tbt)
 }
 END_TEST
 
+/* SelectDecodingInstance weighs VRAM: instance 0 has one request placed
+ * on it and the shorter iteration, but that request reserves all but
+ * 5,000 tokens of its KV capacity, too little for r (8,000 + 10);
+ * instance 1 has 20 requests well within its VRAM. Load = max(iteration / TBT SLO,
+ * reservations / capacity): 1 wins, and 0's load with r is above 1.
+ * Before, the balancer compared iteration times only and picked 0, where
+ * r would have waited for VRAM. */
+START_TEST(test_decode_balancer_respects_vram)
+{
+    world_t w;
+    world_new_pd(&w, 2, 2, 1, 1.5);
+    int64_t cap = sim_cluster_decode_kv_cap_tok(w.c);
+    decode_inst_t *d0 = &w.c->dc[0], *d1 = &w.c->dc[1];
+    d0->n_assigned = 1;
+    d0->tok_assigned = 1000;
+    d0->rsv_assigned = cap - 5000;
+    d1->n_assigned = 20;
+    d1->tok_assigned = 20 * 2000;
+    d1->rsv_assigned = 20 * 2500;
+    /* The old rule (iteration time alone) favours 0. */
+    ck_assert_int_lt(model_cost_decode_ns(w.cost, 2, 1000 + 8000),
+                     model_cost_decode_ns(w.cost, 21, 20 * 2000 + 8000));
+    ck_assert_int_lt(sim_cluster_decode_pred_iter_ns(w.c, 0, &w.r),
+                     sim_cluster_decode_pred_iter_ns(w.c, 1, &w.r));
+    ck_assert_int_eq(sim_place_decode_least_loaded(w.c, &w.r), 1);
+    ck_assert_double_gt(sim_cluster_decode_pred_load(w.c, 0, &w.r), 1);
+    ck_assert_double_lt(sim_cluster_decode_pred_load(w.c, 1, &w.r), 1);
+    sim_place_decision_t d;
+    ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK); /* the Conductor, SLO check on */
+    ck_assert_int_eq(d.decode, 1);
+    d0->rsv_assigned = 20000; /* room again: the shorter iteration wins */
+    ck_assert_int_eq(sim_place_decode_least_loaded(w.c, &w.r), 0);
+    world_free(&w);
+}
+END_TEST
+
 /* Cold replicas (made ahead of use) are evicted before blocks that were
  * used, whatever their age. */
 START_TEST(test_cold_replicas_evicted_first)
@@ -267,6 +310,79 @@ START_TEST(test_hot_spot_replication)
 }
 END_TEST
 
+/* The CSV row (1-based) of request id. */
+static int row_of(const char *csv, int id)
+{
+    int row = 1;
+    for (const char *p = strchr(csv, '\n') + 1; *p; p = strchr(p, '\n') + 1, row++)
+        if ((int)csv_field(p, 0, 0) == id)
+            return row;
+    ck_abort_msg("request %d not in requests.csv", id);
+    return -1;
+}
+
+/* The Conductor's TTFT counts the KV hand-off left after prefill. On 5
+ * Gbps NICs a 16,000-token prompt on prefill instance 0 streams its KV
+ * (5.2 GB) to decode instance 0 for seconds after its prefill; a 2,000-
+ * token prompt arriving 1 s after that prefill ended finds both prefill
+ * queues empty and goes to idle decode instance 1. Its hand-off from node
+ * 0 shares node 0's busy egress, from node 1 it has the NIC to itself:
+ * handoff_aware (the default) places it on 1 and its TTFT is shorter.
+ * With scheduler.handoff_aware = 0 (the old estimate: queue + prefill
+ * only) the instances tie and it goes to 0 (lowest index). Two decode
+ * instances: with one, its ingress would be shared from either prefill
+ * node alike and the estimates would tie. No prefix cache. */
+START_TEST(test_alg1_handoff_aware)
+{
+    model_cost_args_t ca = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                            .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *cost = model_cost_new("fitted", &ca, &err);
+    ck_assert_ptr_nonnull(cost);
+    sim_config_defaults(&cfg);
+    double prefill0 = (double)model_cost_prefill_ns(cost, 16000, 0) / 1e9;
+    model_cost_free(cost);
+    int arrive1 = (int)((cfg.scheduler.schedule_s + prefill0 + 1.0) * 1000);
+    const int reqs[][3] = {{0, 16000, 2}, {arrive1, 2000, 2}};
+    const char *tp = tests_trace_of("handoff.jsonl", reqs, 2);
+    double ttft1[2];
+    for (int aware = 0; aware <= 1; aware++) {
+        sim_config_defaults(&cfg);
+        ck_assert_int_eq(cfg.scheduler.handoff_aware, 1);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+        cfg.cluster.prefill = cfg.cluster.decode = 2;
+        cfg.cluster.inline_prefill = 0;
+        cfg.cache.enabled = 0;
+        cfg.network.nic_gbps = 5;
+        cfg.scheduler.handoff_aware = aware;
+        char out[512];
+        snprintf(out, sizeof out, "%s/handoff%d", tests_tmpdir(), aware);
+        sim_run_opts_t o = {.config_src = "handoff.json", .out_dir = out, .data_dir = "."};
+        sim_run_result_t res;
+        ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(res.counts.completed, 2);
+        json_decref(res.summary);
+        char p[600];
+        snprintf(p, sizeof p, "%s/requests.csv", out);
+        char *csv = tests_read_file(p, NULL);
+        ck_assert_ptr_nonnull(csv);
+        int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
+        double placed1 = csv_field(csv, r1, 1) + cfg.scheduler.schedule_s;
+        ck_assert_double_eq(csv_field(csv, r0, 5), 0);   /* prefill instance 0 */
+        ck_assert_double_eq(csv_field(csv, r0, 6), 0);   /* decode instance 0 */
+        ck_assert_double_lt(csv_field(csv, r0, 1) + csv_field(csv, r0, 14) +
+                                csv_field(csv, r0, 15), placed1); /* prefill over */
+        ck_assert_double_gt(csv_field(csv, r0, 22), placed1 + 1); /* KV still moving */
+        ck_assert_double_eq_tol(csv_field(csv, r1, 14), cfg.scheduler.schedule_s, 2e-6);
+        ck_assert_double_eq(csv_field(csv, r1, 6), 1);   /* decode instance 1 */
+        ck_assert_double_eq(csv_field(csv, r1, 5), aware); /* prefill instance */
+        ttft1[aware] = csv_field(csv, r1, 8);
+        free(csv);
+    }
+    ck_assert_double_lt(ttft1[1], ttft1[0]);
+}
+END_TEST
+
 static double mean_ttft(const char *policy, int64_t limit, char **csv_out)
 {
     sim_err_t err;
@@ -319,8 +435,10 @@ Suite *test_conductor_suite(void)
     tcase_add_test(tc, test_alg1_wait_beats_fetch);
     tcase_add_test(tc, test_alg1_tie_and_local_scope);
     tcase_add_test(tc, test_alg1_reject_ttft_and_tbt);
+    tcase_add_test(tc, test_decode_balancer_respects_vram);
     tcase_add_test(tc, test_cold_replicas_evicted_first);
     tcase_add_test(tc, test_hot_spot_replication);
+    tcase_add_test(tc, test_alg1_handoff_aware);
     TESTS_ADD_TRACE_TEST(tc, test_policy_order_conversation);
     suite_add_tcase(s, tc);
     return s;

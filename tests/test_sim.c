@@ -1,5 +1,6 @@
 /* tests/test_sim.c: the simulation end to end: a hand-computed request,
- * decode VRAM admission, conservation, determinism, no leaks, the
+ * TTFT to the KV hand-off on a slow NIC, the inlining budget, decode VRAM
+ * admission, conservation, determinism, no leaks, the
  * per-request TBT statistics and histogram percentiles against brute force,
  * and the golden run on the conversation trace. */
 #include "tests/tests.h"
@@ -49,8 +50,20 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
-/* One request, computed by hand from the cost model: TTFT is its prefill,
- * then the KV hand-off, then output-1 decode iterations. */
+static model_cost_t *a800_cost(void)
+{
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* One request, computed by hand from the cost model: TTFT is the
+ * Conductor's scheduling time, its prefill and the part of the KV hand-off
+ * left after prefill; then the load into VRAM and output-1 decode
+ * iterations. */
 START_TEST(test_single_request_by_hand)
 {
     const char *d = tests_tmpdir();
@@ -83,21 +96,112 @@ START_TEST(test_single_request_by_hand)
     double bytes = 8192.0 * 327680;
     double tail = rdma.latency_s + bytes / 80 / (rdma.efficiency * 100e9);
     double h2d = bytes / 128e9;
+    double sched = cfg.scheduler.schedule_s;
+    ck_assert_double_eq_tol(sched, 0.05, 1e-12);
     char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
     ck_assert_ptr_nonnull(csv);
     ck_assert_double_eq_tol(csv_field(csv, 1, 1), 1.0, 1e-9);           /* arrival_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 8), prefill, 2e-6);       /* ttft_s */
-    double gaps[3] = {tail + h2d + it1, it2, it3};
+    ck_assert_double_eq_tol(csv_field(csv, 1, 8), sched + prefill + tail, 2e-6); /* ttft_s */
+    double gaps[3] = {h2d + it1, it2, it3};
     ck_assert_double_eq_tol(csv_field(csv, 1, 9), (gaps[0] + gaps[1] + gaps[2]) / 3, 2e-6);
     ck_assert_double_eq_tol(csv_field(csv, 1, 11), gaps[0], 2e-6);      /* tbt_max_s */
     ck_assert_double_eq_tol(csv_field(csv, 1, 12), gaps[0], 2e-6);      /* top 10% of 3 = max */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 13), 1.0 + prefill + gaps[0] + gaps[1] + gaps[2],
+    ck_assert_double_eq_tol(csv_field(csv, 1, 13),
+                            1.0 + sched + prefill + tail + gaps[0] + gaps[1] + gaps[2],
                             2e-6);                                       /* finish_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 14), sched, 2e-6);        /* queue_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 15), prefill, 2e-6);      /* prefill_s */
     ck_assert_double_eq_tol(csv_field(csv, 1, 16), prefill + tail, 2e-6); /* transfer_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 22), 1.0 + prefill + tail, 2e-6); /* kv_ready_s */
+    ck_assert_double_eq_tol(csv_field(csv, 1, 22), 1.0 + sched + prefill + tail,
+                            2e-6);                                       /* kv_ready_s */
     ck_assert_double_eq_tol(csv_field(csv, 1, 23), h2d, 2e-6);          /* decode_load_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 24), 1.0 + prefill + tail + h2d, 2e-6);
+    ck_assert_double_eq_tol(csv_field(csv, 1, 24), 1.0 + sched + prefill + tail + h2d, 2e-6);
     free(csv);
+}
+END_TEST
+
+/* On a slow NIC (5 Gbps) a 16,000-token prompt's KV (5.2 GB) is still
+ * streaming seconds after its prefill ends. TTFT ends at the hand-off:
+ * the Conductor's scheduling time (the whole queue_s of an idle cluster)
+ * + prefill + the part of the transfer left after prefill; the first TBT
+ * interval is then only the load into VRAM and one iteration. Before,
+ * TTFT ended at prefill end (ttft_s = queue_s + prefill_s) and the whole
+ * tail of the transfer (over 5 s here) fell into the first interval. */
+START_TEST(test_ttft_ends_at_handoff_slow_nic)
+{
+    static const int one[][3] = {{1000, 16000, 3}};
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("slow.jsonl", one, 1));
+    cfg.network.nic_gbps = 5;
+    sim_run_result_t res;
+    sim_err_t err;
+    const char *out = path_in(tests_tmpdir(), "slow_nic");
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    ck_assert_int_eq(res.counts.completed, 1);
+    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+    ck_assert_ptr_nonnull(csv);
+    double arrival = csv_field(csv, 1, 1), ttft = csv_field(csv, 1, 8);
+    double queue = csv_field(csv, 1, 14), prefill = csv_field(csv, 1, 15);
+    double kv_ready = csv_field(csv, 1, 22), h2d = csv_field(csv, 1, 23);
+    double sched = cfg.scheduler.schedule_s;
+    double tail = kv_ready - arrival - queue - prefill; /* transfer left after prefill */
+    ck_assert_double_eq_tol(queue, sched, 2e-6);
+    ck_assert_double_eq_tol(ttft, sched + prefill + tail, 4e-6);
+    ck_assert_double_gt(ttft - prefill - queue, 0.5);
+    /* First interval (the larger of 2): load into VRAM + one iteration. */
+    model_cost_t *c = a800_cost();
+    double it1 = (double)model_cost_decode_ns(c, 1, 16001) / 1e9;
+    model_cost_free(c);
+    ck_assert_double_eq_tol(csv_field(csv, 1, 11), h2d + it1, 4e-6); /* tbt_max_s */
+    ck_assert_double_lt(csv_field(csv, 1, 11), tail);
+    free(csv);
+}
+END_TEST
+
+/* Decode-side inlining has its own budget, cluster.inline_stall_s (0.1 s:
+ * the prefill plus one decode iteration), independent of the TBT SLO.
+ * Three 2,000-token prompts (prefill about 0.3 s) under a TBT SLO of
+ * 1000 s: by default none is inlined (each prefills on the prefill node
+ * and its KV crosses P->D); with a 10 s budget all are (no P->D bytes, no
+ * transfer). Before, the gate was slo.tbt_s and inlined them all by
+ * default: inline_stall_s = slo.tbt_s, the old-equivalent, does too. */
+START_TEST(test_inline_stall_budget)
+{
+    static const int three[][3] = {{0, 2000, 4}, {1000, 2000, 4}, {2000, 2000, 4}};
+    const char *tp = tests_trace_of("inline.jsonl", three, 3);
+    for (int v = 0; v < 3; v++) {
+        sim_config_defaults(&cfg);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+        cfg.cluster.prefill = cfg.cluster.decode = 1;
+        cfg.cache.enabled = 0;
+        cfg.slo.tbt_s = 1000;
+        if (v == 0)
+            ck_assert_double_eq(cfg.cluster.inline_stall_s, 0.1);
+        else
+            cfg.cluster.inline_stall_s = v == 1 ? 10 : cfg.slo.tbt_s;
+        int inlined = v > 0;
+        sim_run_result_t res;
+        sim_err_t err;
+        const char *out = path_in(tests_tmpdir(), v == 0 ? "inl0" : v == 1 ? "inl1" : "inl2");
+        ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(res.counts.completed, 3);
+        json_t *pd = json_object_get(json_object_get(res.summary, "transfer"), "pd");
+        double pd_bytes = (double)json_integer_value(json_object_get(pd, "bytes"));
+        ck_assert_double_eq_tol(pd_bytes, (inlined ? 0 : 3 * 2000.0 * 327680), 1e3);
+        json_decref(res.summary);
+        char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+        for (int row = 1; row <= 3; row++) {
+            ck_assert_double_eq(csv_field(csv, row, 5), 0); /* prefill_instance */
+            double prefill = csv_field(csv, row, 15), transfer = csv_field(csv, row, 16);
+            ck_assert_double_gt(prefill, 0.1);
+            if (inlined)
+                ck_assert_double_eq(transfer, 0);
+            else /* the stream ends after its prefill on the prefill node */
+                ck_assert_double_gt(transfer, prefill);
+        }
+        free(csv);
+    }
 }
 END_TEST
 
@@ -273,26 +377,16 @@ START_TEST(test_prefix_reuse)
         json_decref(res.summary);
         char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
         ck_assert_double_eq(csv_field(csv, 1, 7), 0);             /* first: nothing cached */
-        ck_assert_double_eq_tol(csv_field(csv, 1, 8), full, 2e-6);
+        ck_assert_double_eq_tol(csv_field(csv, 1, 15), full, 2e-6); /* prefill_s */
         ck_assert_double_eq(csv_field(csv, 2, 7), enabled ? 8000 : 0);
         ck_assert_double_eq(csv_field(csv, 2, 17), enabled ? 8000 : 0); /* from DRAM */
         double load = 8000.0 * 327680 / 128e9;
         ck_assert_double_eq_tol(csv_field(csv, 2, 19), enabled ? load : 0, 2e-6);
-        ck_assert_double_eq_tol(csv_field(csv, 2, 8), enabled ? SIM_MAX(last, load) : full, 2e-6);
+        ck_assert_double_eq_tol(csv_field(csv, 2, 15), enabled ? SIM_MAX(last, load) : full, 2e-6);
         free(csv);
     }
 }
 END_TEST
-
-static model_cost_t *a800_cost(void)
-{
-    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
-                           .calibration = "", .data_dir = "."};
-    sim_err_t err;
-    model_cost_t *c = model_cost_new("fitted", &a, &err);
-    ck_assert_ptr_nonnull(c);
-    return c;
-}
 
 /* A chunked pipeline over 4 stage nodes, computed by hand: chunk j leaves
  * stage s when both its input arrived and stage s finished chunk j-1; the
@@ -339,7 +433,7 @@ START_TEST(test_cpp_pipeline)
         }
         json_decref(res.summary);
         char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
-        ttft[v] = csv_field(csv, 1, 8);
+        ttft[v] = csv_field(csv, 1, 15); /* prefill_s */
         free(csv);
     }
     ck_assert_double_eq_tol(ttft[0], plain, 2e-6);
@@ -385,7 +479,8 @@ START_TEST(test_remote_fetch)
     double fetch_s = csv_field(csv, 2, 21);
     ck_assert_double_ge(fetch_s, alone - 2e-6);
     ck_assert_double_le(fetch_s, alone * 1.05);
-    ck_assert_double_eq_tol(csv_field(csv, 2, 14), fetch_s, 2e-6); /* queued behind it */
+    /* queued behind it, after the Conductor's scheduling time */
+    ck_assert_double_eq_tol(csv_field(csv, 2, 14), cfg.scheduler.schedule_s + fetch_s, 2e-6);
     free(csv);
 }
 END_TEST
@@ -580,6 +675,8 @@ Suite *test_sim_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_single_request_by_hand);
+    tcase_add_test(tc, test_ttft_ends_at_handoff_slow_nic);
+    tcase_add_test(tc, test_inline_stall_budget);
     tcase_add_test(tc, test_decode_admission);
     tcase_add_test(tc, test_conservation_and_no_leaks);
     tcase_add_test(tc, test_deterministic_outputs);

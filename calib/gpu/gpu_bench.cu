@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <unistd.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,10 @@ constexpr int DTK = 64, DTH = 128;       // decode key tile; threads (one per di
 constexpr int MAXG = 8;                  // most query heads sharing one KV head
 constexpr double TOL = 2e-2;             // BF16 relative tolerance of the checks
 constexpr double ATTN_MAX_RUN_S = 20.0;  // skip attention shapes predicted longer
+// Decode grid: batches 1..256 x per-request contexts 1k..128k, keeping the points
+// whose batch total B x ctx is at most DEC_MAX_TOK (QUICK_DEC_MAX_TOK with --quick):
+// 2^23 = 256 x 32k, the largest point of earlier grids; 1M tokens when quick.
+constexpr long long DEC_MAX_TOK = 1ll << 23, QUICK_DEC_MAX_TOK = 1ll << 20;
 #define GRID_STRIDE(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; \
                                  i < (n); i += (size_t)gridDim.x * blockDim.x)
 
@@ -376,10 +381,12 @@ static void decode_attn(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O, fl
 
 // ---------------------------------------------------------------- checks
 static float F(bf16 x) { return __bfloat162float(x); }
-static bf16 *rand_dev(std::vector<bf16> &v, size_t n, unsigned &st) {  // random v, on device
+// Random v in [-scale, scale), on device.
+static bf16 *rand_dev(std::vector<bf16> &v, size_t n, unsigned &st, float scale = 1.0f) {
     v.resize(n);
     for (bf16 &x : v)  // LCG; 24 bits to [-1, 1)
-        st = st * 1664525u + 1013904223u, x = __float2bfloat16((float)(st >> 8) / 8388608.0f - 1.0f);
+        st = st * 1664525u + 1013904223u,
+        x = __float2bfloat16(scale * ((float)(st >> 8) / 8388608.0f - 1.0f));
     bf16 *d = dalloc(n);
     CK(cudaMemcpy(d, v.data(), n * sizeof(bf16), cudaMemcpyHostToDevice));
     return d;
@@ -431,18 +438,25 @@ static double check_gemm(cublasHandle_t hb) {
     return e;
 }
 // 4 heads over 2 kv heads. Prefill: (n, p) = (37, 29) and (130, 0: three
-// query tiles). Decode: B = 3 over ctx 50 in 4 splits, ctx 150 in one (3 tiles).
+// query tiles). Decode: B = 3 over ctx 50 in 4 splits, ctx 150 in one (3
+// tiles); and one long request (ctx 131035) in the splits decode_splits
+// picks on this GPU, as the benchmark's small-batch long-context shapes get
+// (chunks of many tiles, neither chunk nor ctx a multiple of the tile); its
+// queries are scaled by 4 so the softmax is far from uniform.
 static double check_attn(bool decode) {
-    const int H = 4, KVH = 2, B = 3, pre[2][2] = {{37, 29}, {130, 0}}, dec[2][2] = {{50, 4}, {150, 1}};
+    struct Case { int n, p, B, ctx, splits; float qscale; };  // splits 0: decode_splits
+    static const Case pre[] = {{37, 29, 0, 0, 0, 1.0f}, {130, 0, 0, 0, 0, 1.0f}};
+    static const Case dec[] = {{0, 0, 3, 50, 4, 1.0f}, {0, 0, 3, 150, 1, 1.0f}, {0, 0, 1, 131035, 0, 4.0f}};
+    const int H = 4, KVH = 2;
     const size_t ks = (size_t)KVH * HD;
     double worst = 0.0;
     unsigned st = decode ? 3 : 2;
-    for (int c = 0; c < 2; c++) {
-        const int n = decode ? B : pre[c][0], p = decode ? 0 : pre[c][1];
-        const int ctx = dec[c][0], splits = dec[c][1];
-        const size_t kvtok = decode ? (size_t)B * ctx : (size_t)(n + p);
+    for (const Case &cs : decode ? std::vector<Case>(dec, dec + 3) : std::vector<Case>(pre, pre + 2)) {
+        const int n = decode ? cs.B : cs.n, p = cs.p, ctx = cs.ctx;
+        const int splits = !decode ? 0 : cs.splits ? cs.splits : decode_splits(cs.B, ctx, KVH);
+        const size_t kvtok = decode ? (size_t)cs.B * ctx : (size_t)(n + p);
         std::vector<bf16> q, k, v;
-        bf16 *dq = rand_dev(q, (size_t)n * H * HD, st), *dk = rand_dev(k, kvtok * ks, st);
+        bf16 *dq = rand_dev(q, (size_t)n * H * HD, st, cs.qscale), *dk = rand_dev(k, kvtok * ks, st);
         bf16 *dv = rand_dev(v, kvtok * ks, st), *dout = dalloc(q.size());
         std::vector<double> ref(q.size());
         for (int i = 0; i < n; i++)  // query token (prefill) or request (decode) i
@@ -450,12 +464,12 @@ static double check_attn(bool decode) {
                 ref_attn(q, ((size_t)i * H + h) * HD, k, v,
                          (decode ? (size_t)i * ctx * ks : 0) + (size_t)(h / (H / KVH)) * HD, ks,
                          decode ? ctx : p + i + 1, &ref[((size_t)i * H + h) * HD]);
-        float *part = dalloc<float>(part_n(B, H, splits));
-        if (decode) decode_attn(dq, dk, dv, dout, part, B, ctx, H, KVH, splits);
+        float *part = decode ? dalloc<float>(part_n(cs.B, H, splits)) : nullptr;
+        if (decode) decode_attn(dq, dk, dv, dout, part, cs.B, ctx, H, KVH, splits);
         else prefill_attn(dq, dk, dv, dout, n, p, H, KVH);
         worst = std::max(worst, rel_err(dout, ref));
         for (bf16 *x : {dq, dk, dv, dout}) CK(cudaFree(x));
-        CK(cudaFree(part));
+        if (part) CK(cudaFree(part));
     }
     return worst;
 }
@@ -510,6 +524,9 @@ static double bench_decode_attn(const Shard &s, int B, int ctx) {
 }
 
 // ---------------------------------------------------------------- main
+static double now_s() {  // wall clock, for the log's time per phase
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 struct ModelSpec { const char *name; int layers, d, heads, kv, ff; };
 static const ModelSpec MODELS[] = {
     {"llama2-70b", 80, 8192, 64, 8, 28672}, {"llama3-70b", 80, 8192, 64, 8, 28672},
@@ -543,7 +560,9 @@ static void usage(FILE *f) {
                "Times one GPU's share (GPU 0) of one transformer layer under tensor\n"
                "parallelism N (default 8): cuBLAS GEMMs, prefill and decode attention,\n"
                "pinned copies; checks the kernels first; writes calibration JSON to OUT.\n"
-               "  --quick  prefill shapes only up to 8192 tokens\n");
+               "Decode: batch 1-256 x context per request 1k-128k, at most 8M tokens\n"
+               "per batch.\n"
+               "  --quick  prefill shapes only up to 8192 tokens, decode batches up to 1M\n");
 }
 
 int main(int argc, char **argv) {
@@ -574,6 +593,8 @@ int main(int argc, char **argv) {
         return fprintf(stderr, "unsupported head layout\n"), 2;
 
     // Device info.
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // a run killed by a time limit still logs its progress
+    const double t_start = now_s();
     CK(cudaSetDevice(0));
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
@@ -599,11 +620,13 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&g_sink, sizeof(int)));
 
     // Correctness first.
+    const double t_init = now_s();
     const double e_gemm = check_gemm(hb), e_pre = check_attn(false), e_dec = check_attn(true);
     printf("checks, max rel err (tol %.0e): gemm %.2e, prefill attn %.2e, decode attn %.2e\n",
            TOL, e_gemm, e_pre, e_dec);
     if (!(e_gemm <= TOL && e_pre <= TOL && e_dec <= TOL))
         return fprintf(stderr, "correctness check failed\n"), 1;
+    const double t_chk = now_s();
 
     // GEMMs for every token count used below.
     const int prefill_t[] = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
@@ -617,6 +640,7 @@ int main(int argc, char **argv) {
         if (gemm_s.back() < 0) printf("gemm t=%d: skipped (does not fit in memory)\n", t);
         else printf("gemm         t=%-6d        %10.3f ms\n", t, gemm_s.back() * 1e3);
     }
+    const double t_gemm = now_s();
     auto gemm_at = [&](int t) {
         for (size_t i = 0; i < gemm_t.size(); i++) if (gemm_t[i] == t) return gemm_s[i];
         return -1.0;
@@ -643,9 +667,12 @@ int main(int argc, char **argv) {
         printf("prefill attn n=%-6d p=%-6d %10.3f ms\n", n, p, a * 1e3);
         if (gemm_at(n) >= 0) pre.push_back({n + p, p, gemm_at(n), a});
     }
-    // Decode attention: B requests x ctx tokens each.
+    // Decode attention: B requests x ctx tokens each, B x ctx capped.
+    const double t_pre = now_s();
+    const long long dec_max = quick ? QUICK_DEC_MAX_TOK : DEC_MAX_TOK;
     for (int B : decode_b) {
-        for (int ctx : {1024, 8192, 32768}) {
+        for (int ctx : {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}) {
+            if ((long long)B * ctx > dec_max) continue;
             const double a = bench_decode_attn(s, B, ctx);
             if (a < 0) { printf("decode attn B=%d ctx=%d: skipped (memory)\n", B, ctx); continue; }
             printf("decode attn  B=%-6d ctx=%-6d %8.3f ms\n", B, ctx, a * 1e3);
@@ -653,6 +680,7 @@ int main(int argc, char **argv) {
         }
     }
     CK(cudaFree(g_flush));
+    const double t_dec = now_s();
 
     // Pinned host <-> device copies, 1 MiB .. 1 GiB in powers of 4.
     std::vector<CopyRow> cps;
@@ -675,6 +703,10 @@ int main(int argc, char **argv) {
     CK(cudaFree(dbuf));
     CK(cudaFree(g_sink));
     CKB(cublasDestroy(hb));
+    const double t_end = now_s();
+    printf("wall time: init %.1f s, checks %.1f s, gemm %.1f s, prefill %.1f s, decode %.1f s, "
+           "copies %.1f s; total %.1f s\n", t_init - t_start, t_chk - t_init, t_gemm - t_chk,
+           t_pre - t_gemm, t_dec - t_pre, t_end - t_dec, t_end - t_start);
 
     // JSON, written to OUT.tmp and renamed into place.
     char date[16];

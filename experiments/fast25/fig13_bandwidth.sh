@@ -1,25 +1,39 @@
 #!/bin/sh
 # FAST'25 Fig. 13 style: average TTFT against per-node NIC bandwidth (24 to
 # 400 Gbps) on the synthetic trace with the global KVCache pool, against
-# recomputing every prompt. Writes results/fast25/fig13_bandwidth.{csv,md,png}.
+# recomputing every prompt on the same cluster; with the theoretical P->D
+# transfer time of the mean request (its KV over one NIC) and the real one
+# (prefill start to hand-off), and the part of it left after prefill (what
+# TTFT pays). Writes results/fast25/fig13_bandwidth.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig13_work"
 mkdir -p "$W"
 trace_file synthetic_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig13_bandwidth.json"
-mean_ttft() { awk -F, 'NR > 1 && $5 == "completed" { s += $9; n++ } END { printf "%.4f", s / n }' "$1"; }
-echo "nic_gbps,ttft_pool_s,ttft_recompute_s,hit_rate,fetched_gbytes" >"$W/rows.csv"
+# means over completed requests of requests.csv columns named by its header:
+# ttft, transfer (prefill start to hand-off), after (hand-off - prefill end),
+# input tokens, fetched tokens (all requests)
+means() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { f += $c["fetched_tokens"] }
+        $c["status"] == "completed" { n++; t += $c["ttft_s"]; x += $c["transfer_s"]; k += $c["input_tokens"]
+          if ($c["kv_ready_s"] != "") { m++; a += $c["kv_ready_s"] - $c["arrival_s"] - $c["queue_s"] - $c["prefill_s"] } }
+        END { printf "%.4f,%.4f,%.4f,%.1f,%.1f", t / n, x / n, (m ? a / m : 0), k / n, f * 327680 / 1e9 }' "$1"
+}
+hit() { sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$1/summary.json"; }
+echo "nic_gbps,ttft_pool_s,ttft_recompute_s,hit_rate,fetched_gbytes,theoretical_transfer_s,real_transfer_s,transfer_after_prefill_s" >"$W/rows.csv"
 for g in 24 40 80 100 160 320 400; do
     "$BIN" run "$EXP" --quiet --out "$W/pool_$g" --set network.nic_gbps=$g
     "$BIN" run "$EXP" --quiet --out "$W/recompute_$g" --set network.nic_gbps=$g --set cache.enabled=0
-    hit=$(sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$W/pool_$g/summary.json")
-    fetched=$(awk -F, 'NR > 1 { s += $21 } END { printf "%.1f", s * 327680 / 1e9 }' "$W/pool_$g/requests.csv")
-    echo "$g,$(mean_ttft "$W/pool_$g/requests.csv"),$(mean_ttft "$W/recompute_$g/requests.csv"),$hit,$fetched" >>"$W/rows.csv"
+    p=$(means "$W/pool_$g/requests.csv")
+    r=$(means "$W/recompute_$g/requests.csv")
+    echo "$p|$r" | awk -F'[,|]' -v g="$g" -v h="$(hit "$W/pool_$g")" \
+        '{ printf "%d,%s,%s,%s,%s,%.4f,%s,%s\n", g, $1, $6, h, $5, $4 * 327680 / (g * 1e9 / 8), $2, $3 }' >>"$W/rows.csv"
 done
 mv "$W/rows.csv" "$OUT/fig13_bandwidth.csv"
-awk -F, 'NR == 1 { next } { printf "| %d | %.3f | %.3f | %.3f | %.0f |\n", $1, $2, $3, $4, $5 }' \
-    "$OUT/fig13_bandwidth.csv" | { echo "| NIC Gbps | mean TTFT, global pool (s) | mean TTFT, recompute (s) | hit rate | fetched GB |"
-      echo "|---:|---:|---:|---:|---:|"; cat; } >"$OUT/fig13_bandwidth.md"
+awk -F, 'NR == 1 { next } { printf "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f |\n", $1, $2, $3, $6, $7, $8, $4, $5 }' \
+    "$OUT/fig13_bandwidth.csv" | { echo "| NIC Gbps | mean TTFT, global pool (s) | mean TTFT, recompute (s) | theoretical transfer (s) | real transfer (s) | transfer after prefill (s) | hit rate | fetched GB |"
+      echo "|---:|---:|---:|---:|---:|---:|---:|---:|"; cat; } >"$OUT/fig13_bandwidth.md"
 gnuplot -e "datafile='$OUT/fig13_bandwidth.csv'; outfile='$OUT/fig13_bandwidth.png'" "$ROOT/plots/fig13_bandwidth.gp"
 cat "$OUT/fig13_bandwidth.md"

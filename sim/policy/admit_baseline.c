@@ -15,8 +15,7 @@ static int base_after_prefill(void *st, const sim_cluster_t *c, const sim_req_t 
 {
     (void)st;
     const sim_cluster_args_t *a = sim_cluster_args(c);
-    double load = (double)sim_cluster_decode_join_iter_ns(c, r->decode_inst, r) / (double)a->slo_tbt_ns;
-    return load <= a->admit_threshold;
+    return sim_cluster_decode_load_now(c, r->decode_inst, r) <= a->admit_threshold;
 }
 
 const sim_admit_ops_t sim_admit_baseline = {

@@ -9,7 +9,7 @@ static void *ca_init(const sim_cluster_t *c) { return sim_place_scratch_new(c); 
 static int ca_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out)
 {
     sim_place_scratch_t *s = st;
-    int best = sim_place_kv_estimate(c, r, 0, 0, s->leads, s->est);
+    int best = sim_place_kv_estimate(c, r, 0, 0, -1, s->leads, s->est);
     out->prefill = best;
     out->decode = sim_place_decode_least_loaded(c, r);
     out->pred_ttft_ns = s->est[best].ttft_ns;

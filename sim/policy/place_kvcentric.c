@@ -16,10 +16,13 @@ static int kvc_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_p
 {
     sim_place_scratch_t *s = st;
     const sim_cluster_args_t *a = sim_cluster_args(c);
-    int best = sim_place_kv_estimate(c, r, a->cache_global, a->kvcache_threshold, s->leads, s->est);
+    /* SelectDecodingInstance first, so that each prefill instance's TTFT
+     * can count the KV hand-off to it. */
+    out->decode = sim_place_decode_least_loaded(c, r);
+    int best = sim_place_kv_estimate(c, r, a->cache_global, a->kvcache_threshold,
+                                     a->handoff_aware ? out->decode : -1, s->leads, s->est);
     const sim_place_est_t *e = &s->est[best];
     out->prefill = best;
-    out->decode = sim_place_decode_least_loaded(c, r);
     out->pred_ttft_ns = e->ttft_ns;
     if (e->fetch_from >= 0) {
         out->fetch_src = sim_cluster_prefill_node(c, e->fetch_from);
@@ -27,7 +30,7 @@ static int kvc_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_p
     }
     if (a->slo_reject &&
         (e->ttft_ns > a->slo_ttft_ns ||
-         sim_cluster_decode_pred_iter_ns(c, out->decode, r) > a->slo_tbt_ns))
+         sim_cluster_decode_pred_load(c, out->decode, r) > 1))
         return SIM_PLACE_REJECT;
     return SIM_PLACE_OK;
 }
