@@ -11,7 +11,7 @@ echo "capacity run (vllm, 16 nodes, conversation trace): $((e - s)) ms wall (bud
 s=$(ms)
 "$BIN" run "$ROOT/experiments/arxiv/table3_overload.json" --quiet --out "$ROOT/build/bench/overload"
 e=$(ms)
-echo "overload run (baseline admission, 8P+8D, conversation trace at 2x): $((e - s)) ms wall (budget 1 s)"
+echo "overload run (baseline admission, 10P+3D, conversation trace at 2.5x): $((e - s)) ms wall (budget 1 s)"
 s=$(ms)
 sh "$ROOT/experiments/reproduce.sh" >/dev/null
 e=$(ms)

@@ -2,6 +2,8 @@
  * name. Exit status 0 only when every test that ran passed. */
 #include "tests/tests.h"
 
+#include "models/cost.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,16 @@ const char *tests_trace_of(const char *name, const int (*reqs)[3], int n)
         k += snprintf(text + k, sizeof text - (size_t)k, "]}\n");
     }
     return tests_write_file(tests_tmpdir(), name, text, (size_t)k);
+}
+
+struct model_cost *tests_a800_cost(void)
+{
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = "."};
+    sim_err_t err;
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_ptr_nonnull(c);
+    return c;
 }
 
 double csv_field(const char *csv, int row, int col)

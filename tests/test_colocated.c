@@ -50,16 +50,6 @@ static int row_of(const char *csv, int id)
             return row;
 }
 
-static model_cost_t *cost(void)
-{
-    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
-                           .calibration = "", .data_dir = "."};
-    sim_err_t err;
-    model_cost_t *c = model_cost_new("fitted", &a, &err);
-    ck_assert_ptr_nonnull(c);
-    return c;
-}
-
 static const int two[][3] = {{0, 1000, 40}, {500, 8000, 3}};
 
 /* Request 1 arrives while request 0 decodes: at the next iteration
@@ -68,7 +58,7 @@ START_TEST(test_prefill_stalls_decodes)
 {
     coloc_config(tests_trace_of("stall.jsonl", two, 2), "vllm", 1);
     char *csv = run_csv("stall", NULL);
-    model_cost_t *c = cost();
+    model_cost_t *c = tests_a800_cost();
     double t = (double)model_cost_prefill_ns(c, 1000, 0) / 1e9;
     int64_t ctx0 = 1001;
     while (t < 0.5) { /* request 0 alone */
@@ -106,7 +96,7 @@ START_TEST(test_chunked_prefill_bounds_iterations)
 {
     coloc_config(tests_trace_of("chunk.jsonl", two, 2), "vllm_cp", 1);
     char *csv = run_csv("chunk", NULL);
-    model_cost_t *c = cost();
+    model_cost_t *c = tests_a800_cost();
     /* The worst iteration: two decodes at the largest context plus the
      * costliest chunk (the first, which pays the pass's fixed part, or the
      * last, which attends to everything before it). */
@@ -141,7 +131,7 @@ START_TEST(test_preemption_recomputes)
     ck_assert_double_eq(csv_field(csv, r0, 25), 0);
     ck_assert_double_ge(csv_field(csv, r1, 25), 1);
     ck_assert_double_lt(csv_field(csv, r0, 13), csv_field(csv, r1, 13)); /* 0 finishes first */
-    model_cost_t *c = cost();
+    model_cost_t *c = tests_a800_cost();
     double recompute = (double)model_cost_prefill_ns(c, 10000, 0) / 1e9;
     model_cost_free(c);
     ck_assert_double_gt(csv_field(csv, r1, 11), recompute); /* its longest wait */
@@ -155,7 +145,7 @@ START_TEST(test_prefix_cache_hits)
 {
     static const int again[][3] = {{0, 8000, 4}, {60000, 8000, 4}};
     const char *tp = tests_trace_of("again.jsonl", again, 2);
-    model_cost_t *c = cost();
+    model_cost_t *c = tests_a800_cost();
     double full = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
     double hit = (double)model_cost_prefill_ns(c, 8000, 7999) / 1e9;
     model_cost_free(c);

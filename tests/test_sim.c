@@ -50,16 +50,6 @@ static char *path_in(const char *dir, const char *name)
     return p;
 }
 
-static model_cost_t *a800_cost(void)
-{
-    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
-                           .calibration = "", .data_dir = "."};
-    sim_err_t err;
-    model_cost_t *c = model_cost_new("fitted", &a, &err);
-    ck_assert_ptr_nonnull(c);
-    return c;
-}
-
 /* One request, computed by hand from the cost model: TTFT is the
  * Conductor's scheduling time, its prefill and the part of the KV hand-off
  * left after prefill; then the load into VRAM and output-1 decode
@@ -150,7 +140,7 @@ START_TEST(test_ttft_ends_at_handoff_slow_nic)
     ck_assert_double_eq_tol(ttft, sched + prefill + tail, 4e-6);
     ck_assert_double_gt(ttft - prefill - queue, 0.5);
     /* First interval (the larger of 2): load into VRAM + one iteration. */
-    model_cost_t *c = a800_cost();
+    model_cost_t *c = tests_a800_cost();
     double it1 = (double)model_cost_decode_ns(c, 1, 16001) / 1e9;
     model_cost_free(c);
     ck_assert_double_eq_tol(csv_field(csv, 1, 11), h2d + it1, 4e-6); /* tbt_max_s */
@@ -396,7 +386,7 @@ START_TEST(test_cpp_pipeline)
 {
     static const int one[][3] = {{0, 32768, 1}};
     const char *tp = tests_trace_of("cpp.jsonl", one, 1);
-    model_cost_t *c = a800_cost();
+    model_cost_t *c = tests_a800_cost();
     sim_net_profile_t rdma;
     ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
     enum { G = 4, K = 4 };

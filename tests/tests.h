@@ -43,6 +43,10 @@ const char *tests_write_file(const char *dir, const char *name, const void *data
  * output tokens}, blocks numbered 0, 1, ... (so equal prompts share them),
  * into the temporary directory; returns its path (static storage). */
 const char *tests_trace_of(const char *name, const int (*reqs)[3], int n);
+/* The default cost model (fitted, a800x8, llama2-70b); free with
+ * model_cost_free. */
+struct model_cost;
+struct model_cost *tests_a800_cost(void);
 /* Field col (0-based) of CSV row row (1-based, after the header), as a
  * number (an empty field reads 0). */
 double csv_field(const char *csv, int row, int col);

@@ -57,7 +57,7 @@ for pct in 0 95; do
         # requests.csv by their header names
         awk -F, -v pct="$pct" -v n="$n" -v want="$((primer / 512 * 512))" -v paper="$(paper "$pct" "$n")" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
-                      split("arrival_s ttft_s prefill_s transfer_s finish_s kv_ready_s decode_load_s decode_start_s cached_tokens", need, " ")
+                      split("arrival_s ttft_s queue_s prefill_s transfer_s finish_s kv_ready_s decode_load_s decode_start_s cached_tokens", need, " ")
                       for (k in need) if (!(need[k] in c)) { print "fig14: requests.csv has no " need[k] > "/dev/stderr"; exit 1 }
                       next }
             $c["arrival_s"] + 0 >= 1000 { row = $0 }
@@ -67,7 +67,7 @@ for pct in 0 95; do
                   finish = $c["finish_s"]; kv_ready = $c["kv_ready_s"]; load = $c["decode_load_s"]; join = $c["decode_start_s"]
                   split(paper, p, " ")
                   printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%s,%s,%s,%s,%d,%d\n", pct, n, prefill,
-                      kv_ready - (arrival + ttft), stream, load, finish - join, p[1], p[2], p[3], p[4], $c["cached_tokens"], want }' \
+                      kv_ready - (arrival + $c["queue_s"] + prefill), stream, load, finish - join, p[1], p[2], p[3], p[4], $c["cached_tokens"], want }' \
             "$W/p${pct}_$n/requests.csv" >>"$W/rows.csv"
     done
 done
