@@ -430,9 +430,10 @@ void sim_cluster_note_decode(sim_cluster_t *c, sim_time_t dur_ns)
 {
     c->decode_ns_sum += dur_ns;
     c->decode_n++;
-    int b = dur_bucket(dur_ns);
-    c->dur_cnt[b]++;
-    c->dur_sum_ns[b] += (double)dur_ns;
+    for (int b = dur_bucket(dur_ns); b >= 0; b--) {
+        c->dur_cnt_ge[b]++;
+        c->dur_sum_ge_ns[b] += dur_ns;
+    }
 }
 
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
@@ -443,19 +444,18 @@ sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallbac
 sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
                                           sim_time_t t_d_ns)
 {
-    /* Mean residual life over the observed durations longer than age
-     * (bucket means; the bucket holding age counts when its mean exceeds
-     * age). */
+    /* Mean residual life over the observed durations longer than age: the
+     * buckets above age's, and age's own when its mean exceeds age. */
     if (c->decode_n > 0 && c->a.admit_t_d_ns == 0) {
-        double cnt = 0, sum = 0;
-        for (int b = dur_bucket(age_ns); b < SIM_DUR_BUCKETS; b++) {
-            if (c->dur_cnt[b] == 0 || c->dur_sum_ns[b] / (double)c->dur_cnt[b] <= (double)age_ns)
-                continue;
-            cnt += (double)c->dur_cnt[b];
-            sum += c->dur_sum_ns[b] - (double)c->dur_cnt[b] * (double)age_ns;
+        int b = dur_bucket(age_ns);
+        int64_t cnt = c->dur_cnt_ge[b + 1], sum = c->dur_sum_ge_ns[b + 1];
+        int64_t own_cnt = c->dur_cnt_ge[b] - cnt, own_sum = c->dur_sum_ge_ns[b] - sum;
+        if (own_cnt > 0 && (double)own_sum / (double)own_cnt > (double)age_ns) {
+            cnt += own_cnt;
+            sum += own_sum;
         }
         if (cnt > 0)
-            return (sim_time_t)llround(sum / cnt);
+            return (sim_time_t)llround((double)(sum - cnt * age_ns) / (double)cnt);
     }
     /* A uniform t_d (set, or nothing observed longer): what is left of
      * it, or one more t_d for a request that has already outlived it. */

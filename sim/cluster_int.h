@@ -67,10 +67,12 @@ struct sim_cluster {
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
-    /* Their distribution, by half-octave of ns: counts and sums (for the
-     * forecast's expected remaining decode time of a running request). */
-    int64_t dur_cnt[SIM_DUR_BUCKETS];
-    double dur_sum_ns[SIM_DUR_BUCKETS];
+    /* Their distribution by half-octave of ns, as suffix totals: count and
+     * sum of the durations in bucket b or above (entry SIM_DUR_BUCKETS is
+     * 0), so the forecast's expected remaining decode time of a running
+     * request is O(1). */
+    int64_t dur_cnt_ge[SIM_DUR_BUCKETS + 1];
+    int64_t dur_sum_ge_ns[SIM_DUR_BUCKETS + 1];
     coloc_inst_t *co;           /* colocated instances, when n_colocated > 0 */
     sim_kvpool_t *co_cache;     /* their HBM prefix caches (one node each) */
     int co_rr;
