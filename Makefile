@@ -153,6 +153,7 @@ FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_c
 	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh \
 	experiments/fast25/fig5_scheduling.sh experiments/fast25/fig10_local_global.sh \
 	experiments/fast25/threshold_sweep.sh experiments/fast25/capacity.sh \
+	experiments/fast25/baseline_sensitivity.sh \
 	experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
 	experiments/arxiv/fig12_longctx.sh experiments/arxiv/fig13_real.sh \
 	experiments/arxiv/table3_overload.sh experiments/arxiv/fig9_fluctuation.sh

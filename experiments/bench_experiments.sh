@@ -1,6 +1,7 @@
 #!/bin/sh
 # Part of make bench: the wall time of one capacity run (a vLLM baseline on
-# 16 nodes, the conversation trace; budget 2 s) and of make reproduce.
+# 16 nodes, the conversation trace; budget 2 s), of one whole capacity
+# search (budget 30 s) and of make reproduce.
 . "$(dirname "$0")/lib.sh"
 trace_file conversation_trace >/dev/null
 ms() { date +%s%N | awk '{ printf "%.0f", $1 / 1000000 }'; }
@@ -12,6 +13,11 @@ s=$(ms)
 "$BIN" run "$ROOT/experiments/arxiv/table3_overload.json" --quiet --out "$ROOT/build/bench/overload"
 e=$(ms)
 echo "overload run (baseline admission, 10P+3D, conversation trace at 2.5x): $((e - s)) ms wall (budget 1 s)"
+s=$(ms)
+"$BIN" search "$ROOT/experiments/arxiv/fig12_vllm_4m.json" --quiet --lo 0.1 \
+    --set trace.generator.prompt_tok=16384 --out "$ROOT/build/bench/search" >"$ROOT/build/bench/search.txt"
+e=$(ms)
+echo "capacity search (fig12 16k, vLLM-[4M], from 0.1 req/s, $(sed -n 's/^  "probes": \([0-9]*\),$/\1/p' "$ROOT/build/bench/search/search.json") probes): $((e - s)) ms wall (budget 30 s)"
 s=$(ms)
 sh "$ROOT/experiments/reproduce.sh" >/dev/null
 e=$(ms)

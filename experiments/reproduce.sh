@@ -20,7 +20,7 @@ start=$(date +%s)
     echo
     sh "$ROOT/experiments/fast25/fig15_pd_ratio.sh"
     echo
-    echo "## (c) arXiv end-to-end: highest rate within 10x TTFT and 5x TBT of one request alone"
+    echo "## (c) arXiv end-to-end: sustained capacity within 10x TTFT and 5x TBT of vLLM-[4M] at the lowest rate"
     echo
     sh "$ROOT/experiments/arxiv/fig11_datasets.sh"
     echo

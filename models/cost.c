@@ -75,7 +75,18 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
 
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
 {
-    return model_cost_prefill_ns(c, 1, 0);
+    /* The intercept: T(1) less the growth from 1 to 2 tokens, so no
+     * token's own work is in it. */
+    sim_time_t t1 = model_cost_prefill_ns(c, 1, 0), t2 = model_cost_prefill_ns(c, 2, 0);
+    return 2 * t1 > t2 ? 2 * t1 - t2 : 0;
+}
+
+sim_time_t model_cost_kv_read_ns(const model_cost_t *c, int64_t tok)
+{
+    if (tok <= 0)
+        return 0;
+    sim_time_t a = model_cost_decode_ns(c, 1, 1), b = model_cost_decode_ns(c, 1, 1 + tok);
+    return b > a ? b - a : 0;
 }
 
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }

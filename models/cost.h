@@ -54,10 +54,15 @@ void model_cost_free(model_cost_t *c);
 /* Durations in ns, rounded to the nearest ns, never negative. */
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
-/* The fixed part of one prefill pass (the time of a 1-token prefill):
+/* The fixed part of one prefill pass (a prefill's time extrapolated to
+ * no tokens: T(1) - (T(2) - T(1))):
  * charged once per prompt when a prompt is computed in chunks or batched
  * with others, not once per chunk. */
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c);
+/* Reading tok tokens of KV from HBM, as a decode step does: the growth
+ * of a one-request decode step from 1 to 1 + tok tokens of context (the
+ * KV term of the step at the decode fit's achieved bandwidth). */
+sim_time_t model_cost_kv_read_ns(const model_cost_t *c, int64_t tok);
 const char *model_cost_name(const model_cost_t *c);
 const char *model_cost_source(const model_cost_t *c);
 

@@ -1,5 +1,7 @@
 # plots/arxiv_e2e.gp: P90 TTFT and P90 TBT, normalized to their SLOs,
-# against the arrival rate, per workload and system.
+# against the arrival rate, per workload and system: the runs of each
+# system's capacity search (experiments/arxiv/e2e.sh), in rate order; the
+# capacity is the highest rate with both of its points under the dashed line.
 # Input: datafile (workload,system,rate_rps,ttft_p90_norm,tbt_p90_norm,ok), outfile, workloads.
 n = words(workloads)
 set terminal pngcairo size 420 * n, 700 font ",10" noenhanced

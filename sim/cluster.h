@@ -53,6 +53,9 @@ typedef struct sim_cluster_args {
     int64_t coloc_chunk_tok;     /* token budget of a chunked iteration */
     int64_t coloc_prefill_tok;   /* most prompt tokens in one prefill step */
     int coloc_route_least;       /* route to the instance with the fewest requests */
+    int64_t coloc_max_seqs;      /* most sequences running (prompts in a step included) */
+    sim_time_t coloc_cpu_seq_ns; /* CPU time per sequence per step, serialized with the GPU */
+    sim_time_t coloc_cpu_step_ns; /* CPU time per step whatever its size */
     int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
     sim_time_t inline_stall_ns;  /* ... when prefill + one iteration stays within this */
     sim_time_t schedule_ns;      /* the Conductor's decision time per request */

@@ -34,6 +34,8 @@ typedef struct decode_inst {
      * prefill node) and that have not joined the batch yet. */
     int64_t n_inbound, ctx_inbound, rsv_inbound;
     sim_req_t *inline_head, *inline_tail; /* short prefills to run here */
+    int64_t stall_n;     /* inlined prefills run while the batch waited */
+    sim_time_t stall_ns; /* and their time */
 } decode_inst_t;
 
 typedef struct coloc_inst coloc_inst_t;

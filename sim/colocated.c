@@ -25,10 +25,16 @@ struct coloc_inst {
     size_t n_step_pf, cap_step_pf;
     sim_req_t *chunk_req; /* chunked mode: the prompt in progress */
     int64_t chunk_tok;    /* its chunk in this step */
+    sim_time_t chunk_ns;  /* the time its chunk adds to the step */
     int step_decodes;     /* this step is (also) a decode iteration */
     sim_req_t **fresh;    /* joined the running set since the last iteration */
     size_t n_fresh, cap_fresh;
     int64_t outstanding;  /* routed, not finished */
+    /* Prefill stalls the running batch has seen: each prefill step run
+     * while decodes wait, or each chunk riding a decode iteration, and the
+     * time it added. A request's share is the growth while it ran. */
+    int64_t stall_n;
+    sim_time_t stall_ns;
 };
 
 /* A running request's context: what it held when it joined plus one token
@@ -42,6 +48,8 @@ static int64_t cur_ctx(const coloc_inst_t *o, const sim_req_t *r)
 
 static void run_add(coloc_inst_t *o, sim_req_t *r)
 {
+    r->stall_mark = o->stall_n;
+    r->stall_mark_ns = o->stall_ns;
     sim_batch_push(&o->b, r);
     r->run_next = NULL;
     r->run_prev = o->run_tail;
@@ -55,6 +63,8 @@ static void run_add(coloc_inst_t *o, sim_req_t *r)
 
 static void run_remove(coloc_inst_t *o, sim_req_t *r)
 {
+    r->prefill_stalls += o->stall_n - r->stall_mark;
+    r->prefill_stall_ns += o->stall_ns - r->stall_mark_ns;
     sim_batch_remove(&o->b, r);
     if (r->run_prev)
         r->run_prev->run_next = r->run_next;
@@ -146,12 +156,12 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
     o->chunk_req = NULL;
     o->chunk_tok = 0;
     o->step_decodes = 0;
-    sim_time_t dur = 0;
+    sim_time_t dur = 0, cpu = c->a.coloc_cpu_seq_ns;
     if (!c->a.coloc_chunked) {
         /* Prefills first (vLLM v0.5): as many waiting prompts as fit the
          * step's token budget, the batch limit and the VRAM. */
         int64_t budget = c->a.coloc_prefill_tok;
-        while (o->wait_head && o->n_run + (int64_t)o->n_step_pf < c->a.decode_max_batch) {
+        while (o->wait_head && o->n_run + (int64_t)o->n_step_pf < c->a.coloc_max_seqs) {
             sim_req_t *r = o->wait_head;
             int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
             if (o->n_step_pf > 0 && ctx - cached > budget)
@@ -169,6 +179,7 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
             sim_time_t t = model_cost_prefill_ns(c->a.cost, ctx, cached);
             if (o->n_step_pf > 0)
                 t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+            t += cpu; /* the engine's per-sequence CPU work, GPU idle */
             sim_metrics_prefill_busy(c->m, t);
             dur += t;
             sim_grow((void **)&o->step_pf, &o->cap_step_pf, o->n_step_pf + 1, sizeof *o->step_pf,
@@ -179,7 +190,7 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
             make_room(c, o, o->n_run);
             o->step_decodes = o->n_run > 0;
             if (o->step_decodes)
-                dur = model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used);
+                dur = model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + cpu * o->n_run;
         }
     } else {
         /* One iteration: every running decode plus a chunk of the head
@@ -190,7 +201,7 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
         }
         int64_t room = c->a.coloc_chunk_tok - o->n_run;
         sim_req_t *r = o->wait_head;
-        if (r && room > 0 && o->n_run < c->a.decode_max_batch) {
+        if (r && room > 0 && o->n_run < c->a.coloc_max_seqs) {
             if (r->prefilled_tok == 0) { /* starting: reserve its context */
                 int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
                 if (o->kv_used + o->n_run + ctx + 1 <= c->kv_cap_tok) {
@@ -212,15 +223,22 @@ static void kick(sim_cluster_t *c, coloc_inst_t *o)
                                                      r->prefilled_tok);
                 if (!first) /* the prompt's fixed part was paid by its first chunk */
                     t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+                /* Its attention reads the KV of the chunks before it back
+                 * from HBM (paged), which one unchunked pass never does. */
+                t += model_cost_kv_read_ns(c->a.cost, r->prefilled_tok - r->cached_tok) + cpu;
                 sim_metrics_prefill_busy(c->m, t);
                 dur += t;
+                o->chunk_ns = t;
             }
         }
         if (o->step_decodes)
-            dur += model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used);
+            dur += model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + cpu * o->n_run;
     }
     if (!o->step_decodes && o->n_step_pf == 0 && !o->chunk_req)
         return; /* idle: nothing fits or nothing to do */
+    dur += c->a.coloc_cpu_step_ns;
+    if (!o->step_decodes) /* a prefill step: the prompts hold the GPU */
+        sim_metrics_prefill_busy(c->m, c->a.coloc_cpu_step_ns);
     o->busy = 1;
     o->step_start = sim_evq_now(c->evq);
     sim_evq_after(c->evq, dur, step_done, o, 0);
@@ -281,6 +299,10 @@ static void step_done(void *ctx, void *obj, int64_t arg)
     (void)arg;
     sim_time_t now = sim_evq_now(c->evq);
     o->busy = 0;
+    if (o->n_run > 0 && (o->n_step_pf > 0 || (o->chunk_req && o->step_decodes))) {
+        o->stall_n++; /* the running requests waited for a prefill */
+        o->stall_ns += o->n_step_pf > 0 ? now - o->step_start : o->chunk_ns;
+    }
     if (o->step_decodes) {
         int64_t k = o->b.iter;
         /* Run-wide TBT: requests that produced a token last iteration

@@ -117,6 +117,13 @@ static const field_t fields[] = {
        "vllm_cp: token budget of an iteration (decodes + a prompt chunk)"),
     FI("colocated.prefill_tokens", colocated.prefill_tokens, 512, 16777216, "16384",
        "most prompt tokens batched in one prefill step (at least one prompt)"),
+    FI("colocated.max_seqs", colocated.max_seqs, 1, 65536, "256",
+       "most sequences an instance runs at once (vLLM's max_num_seqs; prompts in a step count)"),
+    FD("colocated.cpu_per_step_s", colocated.cpu_per_step_s, 0, 1, "0",
+       "CPU time per engine step whatever its size, not overlapped with the GPU"),
+    FD("colocated.cpu_per_seq_s", colocated.cpu_per_seq_s, 0, 1,
+       "0.00015", "CPU time per sequence per engine step, not overlapped with the GPU "
+       "(vLLM v0.5: scheduling, input preparation, output processing, detokenization)"),
     FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
        "longctx generator: prompt length in tokens"),
     FS("scheduler.policy", scheduler.policy, "kvcentric",
@@ -384,6 +391,14 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     if (!f)
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
     return set_text(cfg, f, eq + 1, where, err);
+}
+
+sim_config_type_t sim_config_type(const char *path)
+{
+    const field_t *f = find_field(path);
+    if (!f)
+        return SIM_CFG_NONE;
+    return f->type == F_INT ? SIM_CFG_INT : f->type == F_DBL ? SIM_CFG_NUM : SIM_CFG_STRING;
 }
 
 int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,

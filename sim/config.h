@@ -39,6 +39,9 @@ typedef struct sim_config {
         char routing[SIM_CFG_STR];
         int64_t chunk_tokens;
         int64_t prefill_tokens;
+        int64_t max_seqs;
+        double cpu_per_seq_s;
+        double cpu_per_step_s;
     } colocated;
     struct {
         char path[SIM_CFG_PATH];
@@ -105,6 +108,11 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
 
 /* Apply one "path=value" override (the CLI's --set). */
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
+
+/* The type of the config key path (what --set would parse), or
+ * SIM_CFG_NONE when there is no such key. */
+typedef enum { SIM_CFG_NONE, SIM_CFG_INT, SIM_CFG_NUM, SIM_CFG_STRING } sim_config_type_t;
+sim_config_type_t sim_config_type(const char *path);
 
 /* Cross-field and name checks (registries, trace source). src names the
  * config file for messages. */

@@ -18,6 +18,8 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
                           &r->tbt_top10_s);
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
+    r->prefill_stalls += d->stall_n - r->stall_mark;
+    r->prefill_stall_ns += d->stall_ns - r->stall_mark_ns;
     sim_cluster_note_decode(c, sim_evq_now(c->evq) - r->decode_join_ns);
     sim_cluster_finish(c, r, SIM_REQ_COMPLETED);
 }
@@ -70,6 +72,8 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         r->decode_join_ns = sim_evq_now(c->evq);
         r->join_iter = d->b.iter;
         r->finish_iter = d->b.iter + r->output_tok - 2;
+        r->stall_mark = d->stall_n;
+        r->stall_mark_ns = d->stall_ns;
         d->kv_used_tok += need;
         d->ctx_tok += r->input_tok + 1;
         sim_batch_ring_reserve(&d->b, (size_t)r->output_tok + 1);
@@ -129,6 +133,10 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
     sim_req_t *r = obj;
     decode_inst_t *d = &c->dc[arg];
     d->running = 0;
+    if (d->b.n > 0) { /* the batch waited for it */
+        d->stall_n++;
+        d->stall_ns += sim_evq_now(c->evq) - r->prefill_start_ns;
+    }
     r->first_token_ns = r->prefill_end_ns = sim_evq_now(c->evq);
     r->prefill_done = 1;
     r->kv_ready_ns = r->first_token_ns;

@@ -1,8 +1,9 @@
 /* sim/main.c: the mooncake-sim command line. Subcommands run, trace,
- * calib and bench; each has --help. Only this file prints errors and
+ * search, calib and bench; each has --help. Only this file prints errors and
  * exits: status 2 for bad input (config, trace, CLI), 1 for other failures. */
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "sim/jsonx.h"
 #include "sim/out.h"
 #include "sim/run.h"
+#include "sim/search.h"
 #include "traces/trace.h"
 
 
@@ -343,6 +345,208 @@ done:
     return rc;
 }
 
+/* ---- search ---- */
+
+static const char search_help[] =
+    "usage: mooncake-sim search EXP.json --lo X [options]\n"
+    "Sustained capacity: the highest value of one config parameter (default the\n"
+    "arrival rate, trace.generator.rate_rps) at which EXP meets the arXiv paper's SLO,\n"
+    "P90 TTFT and P90 TBT (summary.json ttft_s.p90, tbt_s.p90) within 10x and 5x of\n"
+    "what a reference run measures at the lower bound.\n"
+    "The reference (REF, default EXP) runs first at X. Then EXP runs at X, which must\n"
+    "pass (else the capacity is none, exit 0), at Y, doubled while it passes, and\n"
+    "at midpoints until (hi - lo) / lo <= T; the capacity is the last passing value.\n"
+    "Steady state, not a transient backlog: a run of a generated trace has\n"
+    "max(N, ceil(K x L x rate)) requests (trace.generator.requests), L being the\n"
+    "mean request lifetime (arrival to completion) in the reference run at X, so it\n"
+    "lasts K lifetimes or more. A run also fails when it completes no request or\n"
+    "rejects over 10% of them. Writes DIR/probes.csv (one row per run of EXP) and\n"
+    "DIR/search.json; prints one line. Same inputs, same outputs, byte for byte.\n\n"
+    "  -l, --lo X            lower bound, the lowest tested value (required, > 0)\n"
+    "  -H, --hi Y            first upper bound tried (default 2 X)\n"
+    "  -t, --tol T           relative tolerance (default 0.02)\n"
+    "  -p, --param P         numeric config key searched (default trace.generator.rate_rps)\n"
+    "  -r, --ref REF.json    reference experiment whose P90s at X set the thresholds\n"
+    "                        (default EXP itself)\n"
+    "      --ttft-factor F   P90 TTFT threshold = F x the reference's (default 10)\n"
+    "      --tbt-factor F    P90 TBT threshold = F x the reference's (default 5)\n"
+    "      --ttft-p90 S      absolute P90 TTFT threshold, seconds (instead of the factor)\n"
+    "      --tbt-p90 S       absolute P90 TBT threshold, seconds (instead of the factor)\n"
+    "      --min-requests N  N: fewest requests in a run (default 1500)\n"
+    "      --lifetimes K     K: mean lifetimes a run lasts at least (default 10)\n"
+    "      --max-probes N    hard cap on runs of EXP, bracketing included (default 20)\n"
+    "  -S, --set PATH=VAL    override one config value of EXP and REF (repeatable)\n"
+    "  -s, --seed N          master seed of EXP and REF\n"
+    "  -o, --out DIR         output directory (default results/<name>-search)\n"
+    "  -q, --quiet           no progress lines on stderr\n"
+    "  -h, --help            this help\n";
+
+/* optarg as a number in [min, max] (integer when integer); 0 or -1. */
+static int opt_num(const char *opt, const char *text, double min, double max, int integer,
+                   double *out, sim_err_t *err)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v >= min && v <= max) || (integer && v != floor(v)))
+        return sim_errf(err, "--%s %s: expected %s in [%g, %g]", opt, text,
+                        integer ? "an integer" : "a number", min, max);
+    *out = v;
+    return 0;
+}
+
+/* --lo / --hi: a finite value > 0 (an integer for an integer key). */
+static int opt_bound(const char *opt, const char *text, int integer, double *out, sim_err_t *err)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end || !(v > 0) || !isfinite(v) || (integer && v != floor(v)))
+        return sim_errf(err, "--%s %s: expected %s > 0", opt, text,
+                        integer ? "an integer (the parameter is one)" : "a number");
+    *out = v;
+    return 0;
+}
+
+static int cmd_search(int argc, char **argv)
+{
+    enum { O_TTFT_F = 256, O_TBT_F, O_TTFT_ABS, O_TBT_ABS, O_MIN_REQ, O_LIFE, O_MAXP };
+    static const struct option opts[] = {
+        {"lo", required_argument, NULL, 'l'},           {"hi", required_argument, NULL, 'H'},
+        {"tol", required_argument, NULL, 't'},          {"param", required_argument, NULL, 'p'},
+        {"ref", required_argument, NULL, 'r'},          {"set", required_argument, NULL, 'S'},
+        {"seed", required_argument, NULL, 's'},         {"out", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},              {"help", no_argument, NULL, 'h'},
+        {"ttft-factor", required_argument, NULL, O_TTFT_F},
+        {"tbt-factor", required_argument, NULL, O_TBT_F},
+        {"ttft-p90", required_argument, NULL, O_TTFT_ABS},
+        {"tbt-p90", required_argument, NULL, O_TBT_ABS},
+        {"min-requests", required_argument, NULL, O_MIN_REQ},
+        {"lifetimes", required_argument, NULL, O_LIFE},
+        {"max-probes", required_argument, NULL, O_MAXP},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL, *seed = NULL, *ref_path = NULL, *lo_text = NULL, *hi_text = NULL;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    double min_req = 1500, max_probes = 20;
+    int n_sets = 0, quiet = 0, c;
+    sim_err_t err;
+    sim_search_slo_args_t a = {
+        .param = "trace.generator.rate_rps", .ttft_factor = 10, .tbt_factor = 5,
+        .lifetimes = 10, .bisect = {.tol = 0.02},
+    };
+    if (!sets)
+        return 1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "l:H:t:p:r:S:s:o:qh", opts, NULL)) != -1) {
+        const struct option *o = NULL;
+        for (size_t i = 0; opts[i].name; i++)
+            if (opts[i].val == c)
+                o = &opts[i];
+        int bad = 0;
+        switch (c) {
+        case 'l': lo_text = optarg; break;
+        case 'H': hi_text = optarg; break;
+        case 't': bad = opt_num(o->name, optarg, 1e-6, 1, 0, &a.bisect.tol, &err); break;
+        case 'p': a.param = optarg; break;
+        case 'r': ref_path = optarg; break;
+        case 'S': sets[n_sets++] = optarg; break;
+        case 's': seed = optarg; break;
+        case 'o': out = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(search_help, stdout); free(sets); return 0;
+        case O_TTFT_F: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.ttft_factor, &err); break;
+        case O_TBT_F: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.tbt_factor, &err); break;
+        case O_TTFT_ABS: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.ttft_p90_s, &err); break;
+        case O_TBT_ABS: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.tbt_p90_s, &err); break;
+        case O_MIN_REQ: bad = opt_num(o->name, optarg, 1, 1e9, 1, &min_req, &err); break;
+        case O_LIFE: bad = opt_num(o->name, optarg, 0, 1e6, 0, &a.lifetimes, &err); break;
+        case O_MAXP: bad = opt_num(o->name, optarg, 2, 1000, 1, &max_probes, &err); break;
+        default: free(sets); return usage_error("search", "bad option");
+        }
+        if (bad) {
+            free(sets);
+            return fail_input(&err);
+        }
+    }
+    if (optind != argc - 1) {
+        free(sets);
+        return usage_error("search", "expected exactly one experiment file");
+    }
+    if (!lo_text) {
+        free(sets);
+        return usage_error("search", "--lo is required");
+    }
+    a.exp_src = argv[optind];
+    a.ref_src = ref_path ? ref_path : a.exp_src;
+    a.min_requests = (int64_t)min_req;
+    a.bisect.max_probes = (int)max_probes;
+    a.progress = !quiet;
+    sim_config_type_t pt = sim_config_type(a.param);
+    a.bisect.integer = pt == SIM_CFG_INT;
+    sim_config_t *exp = malloc(sizeof *exp), *ref = malloc(sizeof *ref);
+    sim_search_slo_t res = {0};
+    char dd[PATH_MAX], outbuf[PATH_MAX + 16];
+    int rc = EXIT_USAGE;
+    if (!exp || !ref) {
+        rc = 1;
+        goto done;
+    }
+    if (pt == SIM_CFG_NONE) {
+        sim_errf(&err, "--param %s: unknown config key (see 'mooncake-sim run --help-config')",
+                 a.param);
+        goto bad;
+    }
+    if (pt == SIM_CFG_STRING || strcmp(a.param, "trace.generator.requests") == 0) {
+        sim_errf(&err, "--param %s: %s", a.param,
+                 pt == SIM_CFG_STRING ? "not a numeric config key"
+                                      : "the search sets it itself (see --min-requests)");
+        goto bad;
+    }
+    if (opt_bound("lo", lo_text, a.bisect.integer, &a.bisect.lo, &err) != 0 ||
+        (hi_text && opt_bound("hi", hi_text, a.bisect.integer, &a.bisect.hi, &err) != 0))
+        goto bad;
+    if (hi_text && !(a.bisect.hi > a.bisect.lo)) {
+        sim_errf(&err, "--hi %s: must be above --lo %s", hi_text, lo_text);
+        goto bad;
+    }
+    if (load_config(exp, a.exp_src, sets, n_sets, seed, &err) != 0 ||
+        sim_config_validate(exp, a.exp_src, &err) != 0)
+        goto bad;
+    if (ref_path && (load_config(ref, ref_path, sets, n_sets, seed, &err) != 0 ||
+                     sim_config_validate(ref, ref_path, &err) != 0))
+        goto bad;
+    a.exp = exp;
+    a.ref = ref_path ? ref : exp;
+    if (!out) {
+        snprintf(outbuf, sizeof outbuf, "results/%s-search", exp->name);
+        out = outbuf;
+    }
+    data_dir(dd, sizeof dd);
+    a.data_dir = dd;
+    if (sim_search_slo(&a, &res, &err) != 0 || sim_search_write(out, &a, &res, &err) != 0)
+        goto bad;
+    const sim_search_result_t *r = &res.search;
+    if (r->found)
+        printf("search: %s capacity %.9g (bracket [%.9g, %.9g], tolerance %g, %d probes; P90 TTFT "
+               "<= %.4g s, P90 TBT <= %.4g s); results in %s/\n",
+               a.param, r->capacity, r->lo, r->hi, a.bisect.tol, r->n_probes, res.ttft_max_s,
+               res.tbt_max_s, out);
+    else
+        printf("search: %s capacity none: the lower bound %.9g fails (P90 TTFT %.4g s, limit "
+               "%.4g s; P90 TBT %.4g s, limit %.4g s); results in %s/\n",
+               a.param, r->probes[0].value, r->probes[0].ttft_p90_s, res.ttft_max_s,
+               r->probes[0].tbt_p90_s, res.tbt_max_s, out);
+    rc = 0;
+    goto done;
+bad:
+    rc = fail_input(&err);
+done:
+    sim_search_slo_free(&res);
+    free(exp);
+    free(ref);
+    free(sets);
+    return rc;
+}
+
 /* ---- calib ---- */
 
 static const char calib_help[] =
@@ -538,6 +742,8 @@ static const char main_help[] =
     "  trace stats FILE  statistics of a trace file\n"
     "  trace cache FILE  prefix hit rate of a global KVCache pool by capacity\n"
     "  trace gen EXP     write the trace an experiment replays as Mooncake JSONL\n"
+    "  search EXP.json   sustained capacity: bisect a parameter (the arrival rate) for the\n"
+    "                    highest value within the P90 TTFT / TBT SLO (see 'search --help')\n"
     "  calib fit ...     fit cost models to measurements\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"
@@ -560,10 +766,12 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace"))
         return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "search"))
+        return cmd_search(argc - 1, argv + 1);
     if (!strcmp(cmd, "calib"))
         return cmd_calib(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
-    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, calib, bench)\n", cmd);
+    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, search, calib, bench)\n", cmd);
     return EXIT_USAGE;
 }

@@ -20,6 +20,9 @@ struct sim_metrics {
     int64_t prefilled_input_tok, prefilled_cached_tok, prefilled_dram_tok, prefilled_ssd_tok;
     sim_time_t prefill_busy_ns, prefill_wasted_ns;
     int64_t decode_iters, decode_batch_sum, preemptions;
+    int64_t stalls;           /* prefill stalls seen by completed requests */
+    sim_time_t stall_ns;      /* their time */
+    int64_t stalled_requests; /* completed requests that saw at least one */
     sim_time_t decode_busy_ns;
     int64_t h2d_bytes, ssd_bytes;
     sim_time_t h2d_ns, ssd_ns;
@@ -32,7 +35,8 @@ const char sim_metrics_csv_header[] =
     "id,arrival_s,input_tokens,output_tokens,status,prefill_instance,decode_instance,"
     "cached_tokens,ttft_s,tbt_mean_s,tbt_p90_s,tbt_max_s,tbt_top10_s,finish_s,"
     "queue_s,prefill_s,transfer_s,cached_dram_tokens,cached_ssd_tokens,load_s,"
-    "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s,preemptions\n";
+    "fetched_tokens,fetch_s,kv_ready_s,decode_load_s,decode_start_s,preemptions,"
+    "prefill_stalls,prefill_stall_s\n";
 
 const char sim_metrics_ts_header[] =
     "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
@@ -107,9 +111,13 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
     switch (r->status) {
     case SIM_REQ_COMPLETED: {
         m->n.completed++;
+        m->n.lifetime_s_sum += s_of(r->finish_ns - r->arrival_ns);
         m->output_tok += r->output_tok;
         m->cached_tok += r->cached_tok;
         m->queue_ns_sum += r->prefill_start_ns - r->arrival_ns;
+        m->stalls += r->prefill_stalls;
+        m->stall_ns += r->prefill_stall_ns;
+        m->stalled_requests += r->prefill_stalls > 0;
         sim_hist_add(&m->ttft, ttft, 1);
         sim_hist_add(&m->top10, (int64_t)llround(r->tbt_top10_s * 1e9), 1);
         if (s_of(ttft) <= m->ttft_slo_s && r->tbt_top10_s <= m->tbt_slo_s)
@@ -148,7 +156,8 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
                 s_of(r->decode_join_ns));
     else
         fputs(",,,", m->csv);
-    fprintf(m->csv, "%d\n", r->preemptions);
+    fprintf(m->csv, "%d,%lld,%.6f\n", r->preemptions, (long long)r->prefill_stalls,
+            s_of(r->prefill_stall_ns));
 }
 
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
@@ -299,6 +308,14 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *trans
     json_object_set_new(o, "iterations", json_integer(m->decode_iters));
     json_object_set_new(o, "busy_s", num(s_of(m->decode_busy_ns)));
     json_object_set_new(o, "preemptions", json_integer(m->preemptions));
+    /* Prefill stalls of decoding (completed requests): steps in which a
+     * request's batch waited for prefill work. */
+    double nc = (double)(m->n.completed ? m->n.completed : 1);
+    json_object_set_new(o, "stalls_per_request", num((double)m->stalls / nc));
+    json_object_set_new(o, "stall_s_per_request", num(s_of(m->stall_ns) / nc));
+    json_object_set_new(o, "stall_s_mean",
+                        num(m->stalls ? s_of(m->stall_ns) / (double)m->stalls : 0));
+    json_object_set_new(o, "stalled_share", num((double)m->stalled_requests / nc));
     json_object_set_new(o, "mean_batch",
                         num(m->decode_iters ? (double)m->decode_batch_sum / (double)m->decode_iters
                                             : 0));

@@ -61,9 +61,10 @@ extern const char sim_metrics_ts_header[];
 void sim_metrics_set_timeseries(sim_metrics_t *m, FILE *ts, int n_prefill, int n_decode);
 void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row);
 
-/* Counters for tests and the printed table. */
+/* Counters for tests, the printed table and the capacity search. */
 typedef struct sim_metrics_counts {
     int64_t total, completed, rejected_arrival, rejected_prefill, met_slo;
+    double lifetime_s_sum; /* arrival to completion, summed over completed requests */
 } sim_metrics_counts_t;
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m);
 

@@ -52,6 +52,13 @@ typedef struct sim_req {
     int64_t *tbt_saved;          /* intervals before a preemption (rare) */
     size_t n_tbt_saved, cap_tbt_saved;
     int preemptions;
+    /* Prefill stalls its decoding saw (colocated steps, Mooncake's
+     * decode-side inlining) and the time they added; the marks are the
+     * instance's counters when it joined its batch. */
+    int64_t prefill_stalls;
+    sim_time_t prefill_stall_ns;
+    int64_t stall_mark;
+    sim_time_t stall_mark_ns;
     struct sim_req *run_prev, *run_next; /* running list, admission order */
     sim_time_t forecast_join_ns; /* scratch of the decode-load forecast */
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */

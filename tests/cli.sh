@@ -89,6 +89,48 @@ grep -q '"seed": 7' "$T/r3/config.json" && ok || bad "config.json lacks the --se
 expect 0 "" "$BIN" run "$T/r1/config.json" --out "$T/r4" --quiet
 cmp -s "$T/r1/requests.csv" "$T/r4/requests.csv" && ok || bad "effective config.json does not reproduce the run"
 
+# search: the sustained capacity of one colocated instance (prompts of
+# 8,192 tokens, one-token answers, near-periodic arrivals)
+expect 0 "usage: mooncake-sim search" "$BIN" search --help
+expect 0 "search EXP.json" "$BIN" --help
+printf '%s\n' '{"name": "known", "cluster": {"prefill": 0, "decode": 0, "colocated": 1},' \
+    ' "colocated": {"prefill_tokens": 8192}, "metrics": {"interval_s": 0},' \
+    ' "trace": {"generator": {"kind": "kimi", "rate_rps": 0.2, "arrival": "gamma", "arrival_cv": 0.01,' \
+    '  "input": {"dist": "constant", "mean": 8192, "min": 8192, "max": 8192},' \
+    '  "output": {"dist": "constant", "mean": 1, "min": 1, "max": 1}, "system_prompt_tok": 0, "p_continue": 0}}}' \
+    >"$T/known.json"
+expect 2 "bad option" "$BIN" search "$T/known.json" --lo 0.2 --frobnicate
+expect 2 "expected exactly one experiment file" "$BIN" search --lo 0.2
+expect 2 "--lo is required" "$BIN" search "$T/known.json"
+expect 2 "--lo abc: expected a number > 0" "$BIN" search "$T/known.json" --lo abc
+expect 2 "--hi 0.1: must be above --lo 0.2" "$BIN" search "$T/known.json" --lo 0.2 --hi 0.1
+expect 2 "--tol 0: expected a number in" "$BIN" search "$T/known.json" --lo 0.2 --tol 0
+expect 2 "--min-requests 2.5: expected an integer" "$BIN" search "$T/known.json" --lo 0.2 --min-requests 2.5
+expect 2 "--param nope: unknown config key" "$BIN" search "$T/known.json" --lo 0.2 --param nope
+expect 2 "--param model: not a numeric config key" "$BIN" search "$T/known.json" --lo 0.2 --param model
+expect 2 "--param trace.generator.requests: the search sets it" "$BIN" search "$T/known.json" --lo 0.2 \
+    --param trace.generator.requests
+expect 2 "--lo 1.5: expected an integer" "$BIN" search "$T/known.json" --lo 1.5 --param cluster.colocated
+expect 2 "--set nope=1: unknown config path" "$BIN" search "$T/known.json" --lo 0.2 --set nope=1 --out "$T/search0"
+expect 2 'unknown.json: $.clustr: unknown key' "$BIN" search "$T/known.json" --lo 0.2 --ref "$T/unknown.json" --out "$T/search0"
+# never bracketed within the probe cap: an error, and nothing written
+expect 2 "known.json: trace.generator.rate_rps: never bracketed" "$BIN" search "$T/known.json" --lo 0.2 \
+    --ttft-p90 1e6 --tbt-p90 1 --max-probes 3 --min-requests 100 --out "$T/search0"
+[ ! -e "$T/search0" ] && ok || bad "a failed search left $T/s0"
+expect 0 "capacity" "$BIN" search "$T/known.json" --lo 0.2 --min-requests 200 --out "$T/search1" --quiet
+grep -q "^search: trace.generator.rate_rps capacity 1.0" "$T/out" && ok || bad "search result line: $(cat "$T/out")"
+[ ! -s "$T/err" ] && ok || bad "search --quiet wrote to stderr"
+[ "$(ls -A "$T/search1" | tr '\n' ' ')" = "probes.csv search.json " ] && ok || bad "search files: $(ls -A "$T/search1")"
+head -1 "$T/search1/probes.csv" | grep -q '^value,requests,ttft_p90_s,tbt_p90_s,ttft_norm,tbt_norm,pass$' && ok || bad "probes.csv header"
+sed -n 2p "$T/search1/probes.csv" | grep -q '^0.2,200,.*,0.1,0,1$' && ok || bad "probes.csv: the lower bound is the reference run"
+grep -q '"found": true' "$T/search1/search.json" && grep -q '"ttft_factor": 10' "$T/search1/search.json" && ok || bad "search.json"
+expect 0 "search: probe trace.generator.rate_rps=0.2" "$BIN" search "$T/known.json" --lo 0.2 --min-requests 200 --out "$T/search2"
+cmp -s "$T/search1/probes.csv" "$T/search2/probes.csv" && cmp -s "$T/search1/search.json" "$T/search2/search.json" && ok || bad "search reruns differ"
+# a lower bound that fails: capacity none, still a result
+expect 0 "capacity none: the lower bound 0.2 fails" "$BIN" search "$T/known.json" --lo 0.2 --ttft-p90 0.5 \
+    --min-requests 100 --out "$T/search3" --quiet
+grep -q '"found": false' "$T/search3/search.json" && grep -q '"capacity": 0' "$T/search3/search.json" && ok || bad "search.json of no capacity"
+
 # trace stats
 expect 2 "short.jsonl:3:" "$BIN" trace stats "$T/short.jsonl"
 printf '%s\n' '{"timestamp": 0, "input_length": 600, "output_length": 4, "hash_ids": [0, 1]}' \

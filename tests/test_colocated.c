@@ -53,24 +53,98 @@ static int row_of(const char *csv, int id)
 static const int two[][3] = {{0, 1000, 40}, {500, 8000, 3}};
 
 /* Request 1 arrives while request 0 decodes: at the next iteration
- * boundary its prefill runs and request 0 waits the whole of it. */
+ * boundary its prefill runs and request 0 waits the whole of it, exactly
+ * the predicted prefill step (prefill + the engine's CPU work for one
+ * sequence). Every step also pays the CPU work per sequence in it. */
 START_TEST(test_prefill_stalls_decodes)
 {
     coloc_config(tests_trace_of("stall.jsonl", two, 2), "vllm", 1);
     char *csv = run_csv("stall", NULL);
     model_cost_t *c = tests_a800_cost();
-    double t = (double)model_cost_prefill_ns(c, 1000, 0) / 1e9;
+    double cpu = cfg.colocated.cpu_per_seq_s;
+    ck_assert_double_gt(cpu, 0);
+    double t = (double)model_cost_prefill_ns(c, 1000, 0) / 1e9 + cpu;
     int64_t ctx0 = 1001;
     while (t < 0.5) { /* request 0 alone */
-        t += (double)model_cost_decode_ns(c, 1, ctx0) / 1e9;
+        t += (double)model_cost_decode_ns(c, 1, ctx0) / 1e9 + cpu;
         ctx0++;
     }
-    double p1 = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
-    double stall_gap = p1 + (double)model_cost_decode_ns(c, 2, ctx0 + 8001) / 1e9;
+    double step = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9 + cpu;
+    double stall_gap = step + (double)model_cost_decode_ns(c, 2, ctx0 + 8001) / 1e9 + 2 * cpu;
     model_cost_free(c);
     int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
-    ck_assert_double_eq_tol(csv_field(csv, r1, 8), t + p1 - 0.5, 2e-6); /* ttft of request 1 */
-    ck_assert_double_eq_tol(csv_field(csv, r0, 11), stall_gap, 2e-6);   /* tbt_max of request 0 */
+    ck_assert_double_eq_tol(csv_field(csv, r1, 8), t + step - 0.5, 2e-6); /* ttft of request 1 */
+    ck_assert_double_eq_tol(csv_field(csv, r0, 11), stall_gap, 2e-6);     /* tbt_max of request 0 */
+    ck_assert_double_eq(csv_field(csv, r0, 26), 1);                      /* prefill_stalls */
+    ck_assert_double_eq_tol(csv_field(csv, r0, 27), step, 2e-6);          /* prefill_stall_s */
+    ck_assert_double_eq(csv_field(csv, r1, 26), 0);
+    free(csv);
+}
+END_TEST
+
+/* One 8,000-token prompt alone: chunked prefill costs more GPU time than
+ * one unchunked pass by exactly the attention's re-reads of the KV of the
+ * chunks before each chunk (paged, from HBM), plus the engine's CPU work
+ * of the extra steps. */
+START_TEST(test_chunked_prefill_rereads_kv)
+{
+    static const int one[][3] = {{0, 8000, 1}};
+    const char *tp = tests_trace_of("reread.jsonl", one, 1);
+    double busy[2];
+    for (int cp = 0; cp < 2; cp++) {
+        coloc_config(tp, cp ? "vllm_cp" : "vllm", 1);
+        json_t *sum;
+        free(run_csv(cp ? "reread1" : "reread0", &sum));
+        busy[cp] = json_real_value(json_object_get(json_object_get(sum, "prefill"), "busy_s"));
+        json_decref(sum);
+    }
+    model_cost_t *c = tests_a800_cost();
+    double reread = 0;
+    int chunks = 0;
+    for (int64_t done = 0; done < 8000; done += 512, chunks++)
+        reread += (double)model_cost_kv_read_ns(c, done) / 1e9;
+    ck_assert_int_eq(chunks, 16);
+    ck_assert_double_gt(reread, 0.001);
+    /* 15 chunks re-read: the re-read of k*512 tokens is a decode step's
+     * growth from 1 to 1 + k*512 tokens of context. */
+    ck_assert_double_eq_tol(reread, (double)(model_cost_decode_ns(c, 1, 1 + 7680) - model_cost_decode_ns(c, 1, 1)) / 1e9 * 8, 2e-3);
+    model_cost_free(c);
+    double cpu = cfg.colocated.cpu_per_seq_s;
+    ck_assert_double_eq_tol(busy[1] - busy[0], reread + (chunks - 1) * cpu, 1e-6 * chunks);
+}
+END_TEST
+
+/* The CPU work per sequence per step is serialized with the GPU: a lone
+ * request's token interval grows by it, a batch of 8 by 8 times it. */
+START_TEST(test_cpu_overhead_per_sequence)
+{
+    static const int eight[][3] = {{0, 1000, 20}, {0, 1000, 20}, {0, 1000, 20}, {0, 1000, 20},
+                                   {0, 1000, 20}, {0, 1000, 20}, {0, 1000, 20}, {0, 1000, 20}};
+    const char *tp = tests_trace_of("cpu8.jsonl", eight, 8);
+    double mean[2];
+    for (int k = 0; k < 2; k++) {
+        coloc_config(tp, "vllm", 1);
+        cfg.colocated.cpu_per_seq_s = k ? 0.001 : 0;
+        char *csv = run_csv(k ? "cpu1" : "cpu0", NULL);
+        mean[k] = csv_field(csv, row_of(csv, 1), 9); /* tbt_mean (0 prefilled alone first) */
+        free(csv);
+    }
+    ck_assert_double_eq_tol(mean[1] - mean[0], 8 * 0.001, 1e-6);
+}
+END_TEST
+
+/* colocated.max_seqs = 1 runs requests one at a time (vLLM's
+ * max_num_seqs): the second waits for the first to finish. */
+START_TEST(test_max_seqs_one_at_a_time)
+{
+    static const int pair[][3] = {{0, 4000, 30}, {0, 4000, 30}};
+    coloc_config(tests_trace_of("seq1.jsonl", pair, 2), "vllm", 1);
+    cfg.colocated.max_seqs = 1;
+    char *csv = run_csv("seq1", NULL);
+    int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
+    double fin0 = csv_field(csv, r0, 13), ttft1 = csv_field(csv, r1, 8);
+    ck_assert_double_ge(ttft1, fin0);
+    ck_assert_double_eq(csv_field(csv, r0, 26), 0); /* nobody stalled it */
     free(csv);
 }
 END_TEST
@@ -101,8 +175,10 @@ START_TEST(test_chunked_prefill_bounds_iterations)
      * costliest chunk (the first, which pays the pass's fixed part, or the
      * last, which attends to everything before it). */
     double first = (double)model_cost_prefill_ns(c, 511, 0);
-    double last = (double)(model_cost_prefill_ns(c, 8000, 8000 - 511) - model_cost_prefill_fixed_ns(c));
-    double bound = ((double)model_cost_decode_ns(c, 2, 1050 + 8001) + fmax(first, last)) / 1e9;
+    double last = (double)(model_cost_prefill_ns(c, 8000, 8000 - 511) - model_cost_prefill_fixed_ns(c) +
+                           model_cost_kv_read_ns(c, 8000 - 511));
+    double bound = ((double)model_cost_decode_ns(c, 2, 1050 + 8001) + fmax(first, last)) / 1e9 +
+                   3 * cfg.colocated.cpu_per_seq_s; /* two decodes and the chunk */
     double whole = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
     model_cost_free(c);
     double mx = csv_field(csv, row_of(csv, 0), 11);
@@ -154,7 +230,8 @@ START_TEST(test_prefix_cache_hits)
         char *csv = run_csv(pc ? "pc1" : "pc0", NULL);
         int r1 = row_of(csv, 1);
         ck_assert_double_eq(csv_field(csv, r1, 7), pc ? 7999 : 0);
-        ck_assert_double_eq_tol(csv_field(csv, r1, 8), pc ? hit : full, 2e-6);
+        ck_assert_double_eq_tol(csv_field(csv, r1, 8), (pc ? hit : full) + cfg.colocated.cpu_per_seq_s,
+                                2e-6);
         free(csv);
     }
 }
@@ -229,6 +306,9 @@ Suite *test_colocated_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_prefill_stalls_decodes);
+    tcase_add_test(tc, test_chunked_prefill_rereads_kv);
+    tcase_add_test(tc, test_cpu_overhead_per_sequence);
+    tcase_add_test(tc, test_max_seqs_one_at_a_time);
     tcase_add_test(tc, test_one_token_has_no_intervals);
     tcase_add_test(tc, test_chunked_prefill_bounds_iterations);
     tcase_add_test(tc, test_preemption_recomputes);
