@@ -203,7 +203,7 @@ static const char good_jsonl[] =
     "\"extra\": {\"x\": [1, \"y\"]}}\r\n"
     "{\"input_length\": 1025, \"hash_ids\": [0, 1, 2], \"output_length\": 7, \"timestamp\": 1.5}\r\n"
     "   \n"
-    "{\"timestamp\": 2.0000006, \"input_length\": 1, \"output_length\": 1048576, \"hash_ids\": [9007199254740992]}\n"
+    "{\"timestamp\": 2.0000006, \"input_length\": 1, \"output_length\": 1048576, \"hash_ids\": [9007199254740991]}\n"
     "{\"timestamp\": 1000.0000004, \"input_length\": 16777216, \"output_length\": 3, \"hash_ids\": [";
 
 /* good_jsonl plus the 32768 ids of its last record (no final newline). */
@@ -251,7 +251,7 @@ START_TEST(test_mooncake_good_plain_zstd)
         ck_assert_uint_eq(a[i].n_blocks, nb[i]);
     }
     ck_assert_uint_eq(a[2].blocks[2], 2);
-    ck_assert_uint_eq(a[3].blocks[0], UINT64_C(9007199254740992));
+    ck_assert_uint_eq(a[3].blocks[0], UINT64_C(9007199254740991));
     ck_assert_uint_eq(a[4].blocks[32767], 32867);
     free_recs(a, n1);
     free_recs(b, n2);
@@ -311,6 +311,10 @@ static const struct {
      "hash_ids[1] must be an integer"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 1e17]}",
      "hash_ids[1] is too large"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 9007199254740993]}",
+     "hash_ids[1] is too large (9007199254740992 >= 2^53)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992, 1]}",
+     "hash_ids[0] is too large"},
 };
 
 START_TEST(test_mooncake_errors)

@@ -136,8 +136,10 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
                      id->valuedouble);
             goto done;
         }
-        if (id->valuedouble > MC_MAX_EXACT) {
-            sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.15g > 2^53)", path, line, n,
+        /* At 2^53 and above a double no longer holds every integer: 2^53 + 1
+         * arrives as 2^53, so two different ids would become one. */
+        if (id->valuedouble >= MC_MAX_EXACT) {
+            sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.17g >= 2^53)", path, line, n,
                      id->valuedouble);
             goto done;
         }
