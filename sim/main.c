@@ -1,5 +1,5 @@
 /* sim/main.c: the mooncake-sim command line. Subcommands run, trace,
- * search, calib and bench; each has --help. Only this file prints errors and
+ * search, compare, calib and bench; each has --help. Only this file prints errors and
  * exits: status 2 for bad input (config, trace, CLI), 1 for other failures. */
 #include <getopt.h>
 #include <limits.h>
@@ -14,6 +14,7 @@
 #include "calib/fit.h"
 #include "calib/report.h"
 #include "calib/tcp.h"
+#include "sim/compare.h"
 #include "sim/config.h"
 #include "sim/jsonx.h"
 #include "sim/out.h"
@@ -547,6 +548,67 @@ done:
     return rc;
 }
 
+/* ---- compare ---- */
+
+static const char compare_help[] =
+    "usage: mooncake-sim compare BASE NEW [--max-regress METRIC=BOUND]... [--quiet]\n"
+    "Compare two run summaries metric by metric. BASE and NEW are each a run directory\n"
+    "(holding summary.json, as 'run --out DIR' writes) or a summary.json file.\n"
+    "Every numeric field is a metric named by its dotted path (ttft_s.p90,\n"
+    "slo.attainment, requests.completed, cache.hit_rate_tokens); sim.wall_s, the\n"
+    "run's wall-clock time, is left out. Prints metric, base, new, delta and relative\n"
+    "delta for each metric in both, sorted by path, then those in only one, then\n"
+    "each bound's outcome.\n"
+    "BOUND (the sign is as written; '+' is the same as none):\n"
+    "  P%     lower is better: NEW may exceed BASE by at most P% of |BASE|\n"
+    "  -P%    higher is better: NEW may fall below BASE by at most P% of |BASE|\n"
+    "  D      higher is worse: NEW - BASE may be at most D\n"
+    "  -D     lower is worse: BASE - NEW may be at most D\n"
+    "Bounds are inclusive, with a relative slack of 1e-9.\n"
+    "Exit status: 0 no bound violated, 1 a bound violated (each violation printed),\n"
+    "2 bad input (a missing or invalid file, a malformed bound, a metric not in both).\n\n"
+    "  -m, --max-regress METRIC=BOUND  a regression bound (repeatable)\n"
+    "  -q, --quiet         print only the violations\n"
+    "  -h, --help          this help\n";
+
+static int cmd_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"max-regress", required_argument, NULL, 'm'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+    };
+    sim_cmp_bound_t *b = calloc((size_t)argc, sizeof *b);
+    size_t n_b = 0;
+    int quiet = 0, c, rc = EXIT_USAGE;
+    sim_err_t err;
+    if (!b)
+        return 1;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "m:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (sim_cmp_parse_bound(optarg, &b[n_b++], &err) != 0) {
+                rc = fail_input(&err);
+                goto done;
+            }
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': fputs(compare_help, stdout); rc = 0; goto done;
+        default: rc = usage_error("compare", "bad option"); goto done;
+        }
+    }
+    if (argc - optind != 2) {
+        rc = usage_error("compare", "expected BASE and NEW (run directories or summary.json files)");
+        goto done;
+    }
+    rc = sim_cmp_compare(argv[optind], argv[optind + 1], b, n_b, quiet, stdout, &err);
+    if (rc < 0)
+        rc = fail_input(&err);
+done:
+    free(b);
+    return rc;
+}
+
 /* ---- calib ---- */
 
 static const char calib_help[] =
@@ -744,6 +806,8 @@ static const char main_help[] =
     "  trace gen EXP     write the trace an experiment replays as Mooncake JSONL\n"
     "  search EXP.json   sustained capacity: bisect a parameter (the arrival rate) for the\n"
     "                    highest value within the P90 TTFT / TBT SLO (see 'search --help')\n"
+    "  compare BASE NEW  compare two runs' summaries, with regression bounds for CI\n"
+    "                    (see 'compare --help')\n"
     "  calib fit ...     fit cost models to measurements\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"
@@ -768,10 +832,12 @@ int main(int argc, char **argv)
         return cmd_trace(argc - 1, argv + 1);
     if (!strcmp(cmd, "search"))
         return cmd_search(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "calib"))
         return cmd_calib(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
-    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, search, calib, bench)\n", cmd);
+    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, search, compare, calib, bench)\n", cmd);
     return EXIT_USAGE;
 }

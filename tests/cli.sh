@@ -32,6 +32,7 @@ expect 0 "usage: mooncake-sim run" "$BIN" run --help
 expect 0 "trace.generator.rate_rps" "$BIN" run --help-config
 expect 0 "usage: mooncake-sim trace" "$BIN" trace --help
 expect 0 "usage: mooncake-sim calib" "$BIN" calib --help
+expect 0 "usage: mooncake-sim compare BASE NEW" "$BIN" compare --help
 expect 0 "usage: mooncake-sim bench" "$BIN" bench --help
 expect 0 "mooncake-sim " "$BIN" --version
 expect 2 "unknown command 'fly'" "$BIN" fly
@@ -130,6 +131,36 @@ cmp -s "$T/search1/probes.csv" "$T/search2/probes.csv" && cmp -s "$T/search1/sea
 expect 0 "capacity none: the lower bound 0.2 fails" "$BIN" search "$T/known.json" --lo 0.2 --ttft-p90 0.5 \
     --min-requests 100 --out "$T/search3" --quiet
 grep -q '"found": false' "$T/search3/search.json" && grep -q '"capacity": 0' "$T/search3/search.json" && ok || bad "search.json of no capacity"
+
+# compare: two small runs of the default experiment under two placements
+expect 0 "" "$BIN" run experiments/default.json --set trace.generator.requests=200 --out "$T/cmp-a" --quiet
+expect 0 "" "$BIN" run experiments/default.json --set trace.generator.requests=200 \
+    --set scheduler.policy=load_balance --out "$T/cmp-b" --quiet
+expect 0 "ok ttft_s.p90" "$BIN" compare "$T/cmp-a" "$T/cmp-a" --max-regress ttft_s.p90=0% \
+    --max-regress slo.attainment=-0
+grep -q "^ttft_s.p90 " "$T/out" && ok || bad "compare table lacks ttft_s.p90"
+! grep -q "wall_s" "$T/out" && ok || bad "compare printed sim.wall_s"
+expect 0 "" "$BIN" compare "$T/cmp-a" "$T/cmp-a/summary.json" -m ttft_s.p90=0% --quiet
+[ ! -s "$T/out" ] && ok || bad "compare --quiet printed without a violation"
+expect 0 "cache.hit_rate_tokens" "$BIN" compare "$T/cmp-a" "$T/cmp-b" -m requests.total=0
+# an injected regression: P90 TTFT (the first "p90" in summary.json) +10%
+awk '/"p90":/ && !done { sub(/[0-9.eE+-]+,$/, sprintf("%.10g,", $2 * 1.1)); done = 1 } { print }' \
+    "$T/cmp-a/summary.json" >"$T/slower.json"
+expect 1 "VIOLATED ttft_s.p90" "$BIN" compare "$T/cmp-a" "$T/slower.json" --max-regress ttft_s.p90=5% --quiet
+[ "$(wc -l <"$T/out")" = 1 ] && ok || bad "compare --quiet should print the one violation: $(cat "$T/out")"
+expect 0 "" "$BIN" compare "$T/cmp-a" "$T/slower.json" --max-regress ttft_s.p90=15% --quiet
+expect 0 "" "$BIN" compare "$T/slower.json" "$T/cmp-a" --max-regress ttft_s.p90=5% --quiet
+# bad input
+expect 2 "expected BASE and NEW" "$BIN" compare "$T/cmp-a"
+expect 2 "no-run: unable to open" "$BIN" compare "$T/no-run" "$T/cmp-a"
+expect 2 "nothing.json: unable to open" "$BIN" compare "$T/cmp-a" "$T/nothing.json"
+expect 2 "syntax.json:3:" "$BIN" compare "$T/syntax.json" "$T/cmp-a"
+mkdir "$T/no-run"
+expect 2 "no-run/summary.json: unable to open" "$BIN" compare "$T/no-run" "$T/cmp-a"
+expect 2 "--max-regress ttft_s.p90=5 %: bad bound" "$BIN" compare "$T/cmp-a" "$T/cmp-a" -m "ttft_s.p90=5 %"
+expect 2 "expected METRIC=BOUND" "$BIN" compare "$T/cmp-a" "$T/cmp-a" -m ttft_s.p90
+expect 2 'summary.json: $.ttft_s.p95: no such numeric metric' "$BIN" compare "$T/cmp-a" "$T/cmp-a" -m ttft_s.p95=5%
+expect 2 "sim.wall_s: not compared" "$BIN" compare "$T/cmp-a" "$T/cmp-a" -m sim.wall_s=5%
 
 # trace stats
 expect 2 "short.jsonl:3:" "$BIN" trace stats "$T/short.jsonl"
