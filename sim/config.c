@@ -456,6 +456,13 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
 int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
 {
     char names[512];
+    /* Results go to results/<name> without --out: a name must stay inside. */
+    if (!c->name[0] || !strcmp(c->name, ".") || !strcmp(c->name, "..") || strchr(c->name, '/') ||
+        strchr(c->name, '\\'))
+        return sim_errf(err,
+                        "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
+                        "not empty, '.' or '..', no '/' or '\\')",
+                        src, c->name);
     if (!model_hw_find(c->hardware)) {
         model_hw_names(names, sizeof names);
         return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", src,

@@ -75,6 +75,10 @@ START_TEST(test_located_errors)
     EXPECT_ERR("hw.json", "{\"hardware\": \"tpu\", \"trace\": {\"path\": \"x\"}}",
                "hw.json: $.hardware: unknown hardware 'tpu' (valid: a800x8, h800x8, h200x8)");
     EXPECT_ERR("notrace.json", "{}", "notrace.json: $.trace: set exactly one of");
+    EXPECT_ERR("up.json", "{\"name\": \"../../../x\", \"trace\": {\"path\": \"a\"}}",
+               "up.json: $.name: '../../../x' is not a plain name");
+    EXPECT_ERR("empty.json", "{\"name\": \"\", \"trace\": {\"path\": \"a\"}}",
+               "empty.json: $.name: '' is not a plain name");
     EXPECT_ERR("both.json", "{\"trace\": {\"path\": \"a\", \"generator\": {\"kind\": \"kimi\"}}}",
                "both.json: $.trace: set exactly one of");
     EXPECT_ERR("gen.json", "{\"trace\": {\"generator\": {\"kind\": \"zipf\"}}}",
