@@ -17,6 +17,11 @@ trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
 cache_json_to_csv() {
     sed -n 's/^ *"\([^"]*\)": *\([0-9.eE+-]*\),*$/\1,\2/p' | sed "s/^/$1,/"
 }
+# getnum DIR SECTION KEY: a number of DIR/summary.json's "SECTION": { "KEY": ... }
+getnum() { sed -n "/\"$2\": {/,/}/s/^ *\"$3\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
+# capacity REQUESTS.CSV TBT: the effective request capacity, the share of all
+# requests completed within TTFT 30 s and TBT TBT s (columns 5, 9, 13)
+capacity() { awk -F, -v tbt="$2" 'NR > 1 { n++; if ($5 == "completed" && $9 <= 30 && $13 <= tbt) ok++ } END { printf "%.4f", ok / n }' "$1"; }
 # ttft_stats REQUESTS.CSV: "mean,p90,completed" of TTFT over completed requests
 ttft_stats() {
     awk -F, 'NR > 1 && $5 == "completed" { print $9 }' "$1" | sort -g |

@@ -11,7 +11,6 @@ W="$OUT/table3_work"
 mkdir -p "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/arxiv/table3_overload.json"
-getnum() { sed -n "/\"$2\": {/,/}/s/^ *\"$3\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
 top() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
 echo "split,policy,threshold,rejected_at_arrival,rejected_after_prefill,wasted_prefill_gpu_s,goodput_rps,effective_capacity" >"$W/rows.csv"
 row() { # split policy threshold extra-set...

@@ -10,9 +10,6 @@
 OUT="$ROOT/results/fast25"
 W="$OUT/baseline_work"
 mkdir -p "$W"
-getnum() { sed -n "/\"$2\": {/,/}/s/^ *\"$3\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
-# share of all requests within TTFT 30 s and TBT 0.1 s (requests.csv columns 5, 9, 13)
-cap() { awk -F, 'NR > 1 { n++; if ($5 == "completed" && $9 <= 30 && $13 <= 0.1) ok++ } END { printf "%.4f", ok / n }' "$1"; }
 # capacity among requests that saw no stall, and among those that saw one (column 27)
 cap_split() {
     awk -F, 'NR > 1 { s = ($27 > 0); n[s]++; if ($5 == "completed" && $9 <= 30 && $13 <= 0.1) ok[s]++ }
@@ -26,18 +23,18 @@ for t in conversation synthetic; do
         EXP="$ROOT/experiments/fast25/capacity_${t}_$s.json"
         d="$W/${t}_$s"
         "$BIN" run "$EXP" --quiet --out "$d"
-        echo "$t,$s,$(getnum "$d" decode mean_batch),$(getnum "$d" decode stalls_per_request),$(getnum "$d" decode stall_s_mean),$(getnum "$d" decode stalled_share),$(cap "$d/requests.csv"),$(cap_split "$d/requests.csv")" >>"$W/stalls.csv"
+        echo "$t,$s,$(getnum "$d" decode mean_batch),$(getnum "$d" decode stalls_per_request),$(getnum "$d" decode stall_s_mean),$(getnum "$d" decode stalled_share),$(capacity "$d/requests.csv" 0.1),$(cap_split "$d/requests.csv")" >>"$W/stalls.csv"
         for v in 0 0.00005 0.00015 0.0003; do
             "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.cpu_per_seq_s=$v
-            echo "$t,$s,cpu_per_seq_s,$v,$(cap "$W/r/requests.csv")" >>"$W/sens.csv"
+            echo "$t,$s,cpu_per_seq_s,$v,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
         done
         for v in 0.005 0.01; do
             "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.cpu_per_step_s=$v
-            echo "$t,$s,cpu_per_step_s,$v,$(cap "$W/r/requests.csv")" >>"$W/sens.csv"
+            echo "$t,$s,cpu_per_step_s,$v,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
         done
         if [ "$s" != vllm_cp ]; then
             "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.prefill_tokens=131072
-            echo "$t,$s,prefill_tokens,131072,$(cap "$W/r/requests.csv")" >>"$W/sens.csv"
+            echo "$t,$s,prefill_tokens,131072,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
         fi
     done
 done

@@ -10,8 +10,6 @@
 OUT="$ROOT/results/fast25"
 W="$OUT/capacity_work"
 mkdir -p "$W"
-# share of requests within TTFT 30 s and TBT tbt (requests.csv columns 5, 9, 13)
-capacity() { awk -F, -v tbt="$2" 'NR > 1 { n++; if ($5 == "completed" && $9 <= 30 && $13 <= tbt) ok++ } END { printf "%.4f", ok / n }' "$1"; }
 gpu_s() { # mean prefill GPU-seconds per request
     busy=$(sed -n '/"prefill": {/,/}/s/^ *"busy_s": *\([0-9.eE+-]*\),*$/\1/p' "$1/summary.json")
     n=$(sed -n '/"requests": {/,/}/s/^ *"total": *\([0-9]*\),*$/\1/p' "$1/summary.json")

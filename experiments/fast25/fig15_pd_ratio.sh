@@ -39,7 +39,6 @@ mkdir -p "$W"
 trace_file synthetic_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig15_pd_ratio.json"
 N=16
-getnum() { sed -n "/\"$2\": {/,/}/s/^ *\"$3\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
 # point P SPEED: run P prefill + (N - P) decode nodes at SPEED once; echo the directory
 point() {
     dir="$W/x$2_$1p"
