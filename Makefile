@@ -19,7 +19,7 @@ WERROR ?= 0
 SANITIZE ?=
 
 DEB_PKGS := libgsl-dev libjansson-dev libcjson-dev libzstd-dev check gnuplot-nox pkg-config \
-	libibverbs-dev
+	libibverbs-dev openmpi-bin libopenmpi-dev
 PC_LIBS := gsl jansson libcjson libzstd
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion
@@ -38,9 +38,18 @@ PC_LDLIBS = $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null)
 CHECK_LDLIBS = $(shell pkg-config --libs check 2>/dev/null)
 
 SIM_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
-CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SANFLAGS) -I. -MMD -MP
-LDFLAGS := $(SANFLAGS)
-LDLIBS = $(PC_LDLIBS) -lm
+# MPI (sweeps across machines) when Open MPI's mpicc is there; MPI=0 leaves it out.
+ifeq ($(origin MPI),undefined)
+MPI := $(if $(shell command -v mpicc 2>/dev/null),1,0)
+endif
+ifeq ($(MPI),1)
+MPI_CFLAGS = -DSIM_HAVE_MPI $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LDLIBS = $(shell mpicc --showme:link 2>/dev/null)
+endif
+
+CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SANFLAGS) -pthread -I. -MMD -MP
+LDFLAGS := $(SANFLAGS) -pthread
+LDLIBS = $(PC_LDLIBS) $(MPI_LDLIBS) -lm
 
 LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c sim/evict/*.c models/*.c traces/*.c calib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/version.o
@@ -86,6 +95,18 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(PC_CFLAGS) -c -o $@ $<
 
+# Only sim/mpi.c sees mpi.h; mpi-flags records its flags, so switching
+# MPI=0/1 rebuilds it.
+$(BUILD)/sim/mpi.o: sim/mpi.c $(BUILD)/mpi-flags
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(PC_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
+
+$(BUILD)/mpi-flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(MPI_CFLAGS)' >$@.tmp
+	@cmp -s $@.tmp $@ 2>/dev/null && rm -f $@.tmp || mv $@.tmp $@
+
 $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libmooncake.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LDLIBS) $(LDLIBS)
@@ -108,7 +129,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./$(BIN) run experiments/default.json --out results/default
+	./$(BIN) run experiments/default.json --out results/default --force
 
 # Unit tests (Check), the CLI tests (shell), then the matrix: the unit
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer, and the default
@@ -117,6 +138,7 @@ test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
+	sh tests/cli_sweep.sh ./$(BIN)
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
 
@@ -140,6 +162,7 @@ unit: build-tests
 
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
+	sh tests/cli_sweep.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, and the whole of make reproduce.
@@ -210,6 +233,7 @@ echo:
 	@echo "CFLAGS  = $(CFLAGS) $(PC_CFLAGS)"
 	@echo "LDFLAGS = $(LDFLAGS)"
 	@echo "LDLIBS  = $(LDLIBS)"
+	@echo "MPI     = $(MPI) $(MPI_CFLAGS)"
 	@echo "BUILD   = $(BUILD)"
 
 clean:

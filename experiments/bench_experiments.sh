@@ -1,7 +1,8 @@
 #!/bin/sh
 # Part of make bench: the wall time of one capacity run (a vLLM baseline on
 # 16 nodes, the conversation trace; budget 2 s), of one whole capacity
-# search (budget 30 s) and of make reproduce.
+# search (budget 30 s), of a 64-point sweep on one and two workers and of
+# make reproduce.
 . "$(dirname "$0")/lib.sh"
 trace_file conversation_trace >/dev/null
 ms() { date +%s%N | awk '{ printf "%.0f", $1 / 1000000 }'; }
@@ -18,6 +19,16 @@ s=$(ms)
     --set trace.generator.prompt_tok=16384 --out "$ROOT/build/bench/search" >"$ROOT/build/bench/search.txt"
 e=$(ms)
 echo "capacity search (fig12 16k, vLLM-[4M], from 0.1 req/s, $(sed -n 's/^  "probes": \([0-9]*\),$/\1/p' "$ROOT/build/bench/search/search.json") probes): $((e - s)) ms wall (budget 30 s)"
+# A 64-point sweep of the conversation replay on one worker and on two
+# (budget: two workers at most 0.6x the wall time of one).
+rm -rf "$ROOT/build/bench/sweep-j1" "$ROOT/build/bench/sweep-j2"
+s=$(ms)
+"$BIN" sweep "$ROOT/experiments/bench_sweep.json" -j 1 --quiet --out "$ROOT/build/bench/sweep-j1"
+m=$(ms)
+"$BIN" sweep "$ROOT/experiments/bench_sweep.json" -j 2 --quiet --out "$ROOT/build/bench/sweep-j2"
+e=$(ms)
+cmp -s "$ROOT/build/bench/sweep-j1/sweep.csv" "$ROOT/build/bench/sweep-j2/sweep.csv" || echo "sweep: -j1 and -j2 differ!"
+echo "sweep, 64 conversation replays: -j1 $((m - s)) ms, -j2 $((e - m)) ms wall, ratio $(awk -v a=$((m - s)) -v b=$((e - m)) 'BEGIN { printf "%.2f", b / a }') (budget 0.6)"
 s=$(ms)
 sh "$ROOT/experiments/reproduce.sh" >/dev/null
 e=$(ms)

@@ -1,5 +1,6 @@
 # experiments/lib.sh: shared by the experiment scripts (sourced): ROOT and
-# BIN, trace lookup through MOONCAKE_TRACES, the trace cache JSON to CSV.
+# BIN, trace lookup through MOONCAKE_TRACES, fresh work folders, the trace
+# cache JSON to CSV.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$ROOT/Makefile" ] || ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -13,6 +14,10 @@ trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
     echo "$0: no $1 trace in $MOONCAKE_TRACES" >&2
     exit 2
 }
+# fresh_dir DIR: DIR, emptied. A script's work folder starts empty: `run`
+# refuses an output folder whose config.json is another experiment's, such
+# as one left by an earlier checkout (other paths, other config keys).
+fresh_dir() { rm -rf "$1" && mkdir -p "$1"; }
 # cache_json_to_csv POLICY: "  "cap": rate," lines on stdin -> "policy,cap,rate"
 cache_json_to_csv() {
     sed -n 's/^ *"\([^"]*\)": *\([0-9.eE+-]*\),*$/\1,\2/p' | sed "s/^/$1,/"

@@ -379,6 +379,15 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
     return rc;
 }
 
+int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
+                        sim_err_t *err)
+{
+    const field_t *f = find_field(path);
+    if (!f)
+        return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
+    return set_json(cfg, f, v, where, err);
+}
+
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
 {
     const char *eq = strchr(assignment, '=');

@@ -109,6 +109,11 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
 /* Apply one "path=value" override (the CLI's --set). */
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
 
+/* Set the key path from a JSON value, as an experiment file would; where
+ * prefixes errors ("spec.json: $.axes.seed[2]"). 0 or -1. */
+int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
+                        sim_err_t *err);
+
 /* The type of the config key path (what --set would parse), or
  * SIM_CFG_NONE when there is no such key. */
 typedef enum { SIM_CFG_NONE, SIM_CFG_INT, SIM_CFG_NUM, SIM_CFG_STRING } sim_config_type_t;

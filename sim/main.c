@@ -17,6 +17,7 @@
 #include "sim/compare.h"
 #include "sim/config.h"
 #include "sim/jsonx.h"
+#include "sim/cmd.h"
 #include "sim/out.h"
 #include "sim/run.h"
 #include "sim/search.h"
@@ -83,8 +84,10 @@ static int load_config(sim_config_t *cfg, const char *path, const char **sets, i
 
 static const char run_help[] =
     "usage: mooncake-sim run EXP.json [options]\n"
-    "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n\n"
+    "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n"
+    "A DIR whose config.json is another experiment's is refused (exit 2) unless --force.\n\n"
     "  -o, --out DIR       output directory (default results/<name>)\n"
+    "  -f, --force         overwrite DIR even if it holds a different experiment\n"
     "  -s, --seed N        master seed (overrides the config's seed)\n"
     "  -S, --set PATH=VAL  override one config value (repeatable)\n"
     "  -q, --quiet         no table on stdout, no progress line\n"
@@ -135,17 +138,18 @@ static int cmd_run(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
         {"set", required_argument, NULL, 'S'},  {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},       {"help-config", no_argument, NULL, 'C'},
-        {NULL, 0, NULL, 0},
+        {"force", no_argument, NULL, 'f'},      {NULL, 0, NULL, 0},
     };
     const char *out = NULL, *seed = NULL;
     const char **sets = calloc((size_t)argc, sizeof *sets);
-    int n_sets = 0, quiet = 0, c, rc = EXIT_USAGE;
+    int n_sets = 0, quiet = 0, force = 0, c, rc = EXIT_USAGE;
     if (!sets)
         return 1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:s:S:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:s:S:qfh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
+        case 'f': force = 1; break;
         case 's': seed = optarg; break;
         case 'S': sets[n_sets++] = optarg; break;
         case 'q': quiet = 1; break;
@@ -174,7 +178,8 @@ static int cmd_run(int argc, char **argv)
         out = outbuf;
     }
     data_dir(dd, sizeof dd);
-    sim_run_opts_t ro = {.config_src = path, .out_dir = out, .data_dir = dd, .progress = !quiet};
+    sim_run_opts_t ro = {.config_src = path, .out_dir = out, .data_dir = dd, .progress = !quiet,
+                         .force = force};
     if (sim_run(cfg, &ro, &res, &err) != 0)
         goto bad;
     if (!quiet)
@@ -706,7 +711,7 @@ static const char bench_help[] =
     "Replay a whole trace (default: $MOONCAKE_TRACES/conversation_trace.jsonl.zst) on\n"
     "8 prefill + 8 decode a800x8 nodes, with cache-blind placement and with the Conductor,\n"
     "and print wall time, events and events per second; then compare the cJSON and\n"
-    "jansson trace parsers.\n\n"
+    "jansson trace parsers, and time the sweep driver against a plain loop of runs.\n\n"
     "  -t, --trace FILE   trace to replay\n"
     "  -r, --repeat N     runs to time (best and median reported; default 5)\n"
     "  -h, --help         this help\n";
@@ -790,7 +795,17 @@ static int cmd_bench(int argc, char **argv)
     printf("trace parsers:\n");
     if (trace_bench_parse(tpath, stdout, &err) != 0)
         return fail_input(&err);
-    return 0;
+    char tmp[] = "/tmp/mooncake-bench-XXXXXX";
+    if (!mkdtemp(tmp)) {
+        perror("mooncake-sim bench: mkdtemp");
+        return 1;
+    }
+    int rc = sim_cmd_bench_sweep(dd, tmp) == 0 ? 0 : 1;
+    char rm[sizeof tmp + 16];
+    snprintf(rm, sizeof rm, "rm -rf %s", tmp);
+    if (system(rm) != 0)
+        fprintf(stderr, "mooncake-sim bench: could not remove %s\n", tmp);
+    return rc;
 }
 
 /* ---- main ---- */
@@ -804,6 +819,10 @@ static const char main_help[] =
     "  trace stats FILE  statistics of a trace file\n"
     "  trace cache FILE  prefix hit rate of a global KVCache pool by capacity\n"
     "  trace gen EXP     write the trace an experiment replays as Mooncake JSONL\n"
+    "  sweep SPEC.json   run every point of a design-space sweep, on every core and\n"
+    "                    across machines under mpirun (see 'sweep --help')\n"
+    "  capacity EXP.json the highest value of a config key at which a summary metric\n"
+    "                    meets a target, by bisection (see 'capacity --help')\n"
     "  search EXP.json   sustained capacity: bisect a parameter (the arrival rate) for the\n"
     "                    highest value within the P90 TTFT / TBT SLO (see 'search --help')\n"
     "  compare BASE NEW  compare two runs' summaries, with regression bounds for CI\n"
@@ -832,12 +851,17 @@ int main(int argc, char **argv)
         return cmd_trace(argc - 1, argv + 1);
     if (!strcmp(cmd, "search"))
         return cmd_search(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep") || !strcmp(cmd, "capacity")) {
+        char dd[PATH_MAX];
+        data_dir(dd, sizeof dd);
+        return (cmd[0] == 's' ? sim_cmd_sweep : sim_cmd_capacity)(argc - 1, argv + 1, dd);
+    }
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "calib"))
         return cmd_calib(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
-    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, search, compare, calib, bench)\n", cmd);
+    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, sweep, capacity, search, compare, calib, bench)\n", cmd);
     return EXIT_USAGE;
 }

@@ -1,9 +1,12 @@
 /* sim/run.c: see run.h. */
 #include "sim/run.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,6 +124,110 @@ static int net_profile(const sim_config_t *cfg, const sim_run_opts_t *o, double 
                     src, t, names, e.msg);
 }
 
+/* v as compact JSON in buf, cut to fit with "..." (for messages). */
+static void show_json(const json_t *v, char *buf, size_t len)
+{
+    if (!v) {
+        snprintf(buf, len, "absent");
+        return;
+    }
+    char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10));
+    size_t n = s ? strlen(s) : 0;
+    if (n < len)
+        snprintf(buf, len, "%s", s ? s : "?");
+    else
+        snprintf(buf, len, "%.*s...", (int)(len - 4), s);
+    free(s); /* from json_dumps (jansson's allocator, not sim_xmalloc) */
+}
+
+/* The first place where old and now differ, depth first in now's key
+ * order, then keys only old has: its path appended to at[len], and the
+ * two values there (NULL where a key is absent). 1 when found, else 0. */
+static int first_diff(const json_t *old, const json_t *now, char *at, size_t len,
+                      const json_t **a, const json_t **b)
+{
+    if (json_equal(old, now))
+        return 0;
+    if (json_is_object(old) && json_is_object(now)) {
+        size_t n = strlen(at);
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)now, k, v) {
+            snprintf(at + n, len - n, ".%s", k);
+            if (first_diff(json_object_get(old, k), v, at, len, a, b))
+                return 1;
+        }
+        json_object_foreach((json_t *)old, k, v) {
+            if (!json_object_get(now, k)) {
+                snprintf(at + n, len - n, ".%s", k);
+                *a = v;
+                *b = NULL;
+                return 1;
+            }
+        }
+        at[n] = '\0';
+    }
+    *a = old;
+    *b = now;
+    return 1;
+}
+
+/* eff as it reads back from config.json: written by sim_json_write (10
+ * significant digits) and parsed, so that a rerun of the same experiment
+ * compares equal to the file its first run wrote. New reference, or NULL
+ * when the round trip fails. */
+static json_t *as_written(const json_t *eff)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    int ok = sim_json_write(f, eff) == 0;
+    ok = fclose(f) == 0 && ok;
+    json_t *j = ok ? json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    free(buf); /* from open_memstream (libc's allocator, not sim_xmalloc) */
+    return j;
+}
+
+/* Refuse to overwrite dir when it holds a config.json other than eff (the
+ * run's effective config): an earlier run of a different experiment, or a
+ * config.json that cannot be read. No config.json (or no dir) is fine.
+ * Writes nothing. 0, or -1 with err filled. */
+static int check_out_dir(const char *dir, const json_t *eff, sim_err_t *err)
+{
+    static const char *const hint = "use --force to overwrite or choose another --out";
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    json_t *old = NULL;
+    sim_err_t e;
+    if (sim_json_load(path, &old, &e) != 0)
+        return sim_errf(err, "%s: holds a config.json that cannot be read (%s); %s", dir, e.msg,
+                        hint);
+    json_t *now = as_written(eff);
+    if (!now) {
+        json_decref(old);
+        return sim_errf(err, "%s: cannot encode the effective config", dir);
+    }
+    char at[256] = "$", va[64], vb[64];
+    const json_t *a = NULL, *b = NULL;
+    int rc = 0;
+    if (first_diff(old, now, at, sizeof at, &a, &b)) {
+        show_json(a, va, sizeof va);
+        show_json(b, vb, sizeof vb);
+        rc = sim_errf(err,
+                      "%s: holds a different experiment (config.json differs at %s: %s there, "
+                      "%s in this run); %s",
+                      dir, at, va, vb, hint);
+    }
+    json_decref(old);
+    json_decref(now);
+    return rc;
+}
+
 int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *res,
             sim_err_t *err)
 {
@@ -168,7 +275,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         goto done;
     }
     if (o->out_dir) {
-        if (sim_out_mkdirs(o->out_dir, &dir_created, err) != 0 ||
+        eff = sim_config_to_json(cfg);
+        if ((!o->force && check_out_dir(o->out_dir, eff, err) != 0) ||
+            sim_out_mkdirs(o->out_dir, &dir_created, err) != 0 ||
             sim_out_open(&csv, o->out_dir, "requests.csv", err) != 0 ||
             sim_out_open(&tsf, o->out_dir, "timeseries.csv", err) != 0)
             goto done;
@@ -258,7 +367,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
                                   transfer_json(sim_cluster_net(cl), &prof), simj);
 
     if (o->out_dir) {
-        eff = sim_config_to_json(cfg);
         if (sim_out_open(&fsum, o->out_dir, "summary.json", err) != 0 ||
             sim_out_open(&fcfg, o->out_dir, "config.json", err) != 0)
             goto done;

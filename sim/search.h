@@ -21,6 +21,7 @@ typedef struct sim_search_probe {
     double tbt_p90_s;      /* summary.json tbt_s.p90 */
     double ttft_norm;      /* ttft_p90_s over its threshold */
     double tbt_norm;       /* tbt_p90_s over its threshold */
+    double metric;         /* a capacity search's target metric */
     int pass;              /* 1: within the SLO */
 } sim_search_probe_t;
 

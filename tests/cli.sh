@@ -90,6 +90,36 @@ grep -q '"seed": 7' "$T/r3/config.json" && ok || bad "config.json lacks the --se
 expect 0 "" "$BIN" run "$T/r1/config.json" --out "$T/r4" --quiet
 cmp -s "$T/r1/requests.csv" "$T/r4/requests.csv" && ok || bad "effective config.json does not reproduce the run"
 
+# An output directory holding another experiment: refused with exit 2 and
+# left untouched; the same experiment reruns over it byte for byte; --force
+# overwrites.
+expect 0 "-f, --force" "$BIN" run --help
+expect 0 "" "$BIN" run "$T/small.json" --out "$T/g" --quiet
+cp -r "$T/g" "$T/g0"
+expect 0 "" "$BIN" run "$T/small.json" --out "$T/g" --quiet
+for f in requests.csv config.json timeseries.csv; do
+    cmp -s "$T/g0/$f" "$T/g/$f" && ok || bad "a rerun of the same experiment changed $f"
+done
+grep -v '"wall_s"' "$T/g/summary.json" >"$T/s2"; grep -v '"wall_s"' "$T/g0/summary.json" >"$T/s1"
+cmp -s "$T/s1" "$T/s2" && ok || bad "a rerun of the same experiment changed summary.json (beyond wall_s)"
+cp "$T/g/summary.json" "$T/g0/summary.json"
+expect 2 "mooncake-sim: $T/g: holds a different experiment (config.json differs at \$.cluster.prefill: 8 there, 4 in this run); use --force to overwrite or choose another --out" \
+    "$BIN" run "$T/small.json" --out "$T/g" --set cluster.prefill=4 --quiet
+expect 2 "differs at \$.seed: 42 there, 7 in this run" "$BIN" run "$T/small.json" --out "$T/g" --seed 7
+for f in summary.json requests.csv config.json timeseries.csv; do
+    cmp -s "$T/g0/$f" "$T/g/$f" && ok || bad "a refused run touched $f"
+done
+[ "$(ls -A "$T/g" | wc -l)" = 4 ] && ok || bad "a refused run left files: $(ls -A "$T/g")"
+mkdir "$T/gb"
+printf '{"seed": 4' >"$T/gb/config.json"
+expect 2 "$T/gb: holds a config.json that cannot be read ($T/gb/config.json:1:" "$BIN" run "$T/small.json" --out "$T/gb"
+[ "$(ls -A "$T/gb")" = config.json ] && ok || bad "a refused run left files: $(ls -A "$T/gb")"
+expect 0 "requests     50 total" "$BIN" run "$T/small.json" --out "$T/g" --set cluster.prefill=4 --force
+grep -q '"prefill": 4,' "$T/g/config.json" && ok || bad "--force did not overwrite config.json"
+cmp -s "$T/g0/requests.csv" "$T/g/requests.csv" && bad "--force left the old requests.csv" || ok
+expect 0 "" "$BIN" run "$T/small.json" --out "$T/gb" -f --quiet
+[ "$(ls -A "$T/gb" | wc -l)" = 4 ] && ok || bad "-f did not write over an unreadable config.json"
+
 # search: the sustained capacity of one colocated instance (prompts of
 # 8,192 tokens, one-token answers, near-periodic arrivals)
 expect 0 "usage: mooncake-sim search" "$BIN" search --help

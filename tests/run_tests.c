@@ -128,6 +128,7 @@ int main(void)
         test_config_suite, test_kvpool_suite, test_net_suite, test_sim_suite,
         test_conductor_suite, test_colocated_suite, test_admission_suite, test_search_suite,
         test_compare_suite,
+        test_sweep_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

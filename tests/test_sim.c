@@ -2,12 +2,15 @@
  * TTFT to the KV hand-off on a slow NIC, the inlining budget, decode VRAM
  * admission, conservation, determinism, no leaks, the
  * per-request TBT statistics and histogram percentiles against brute force,
- * and the golden run on the conversation trace. */
+ * an output directory holding another experiment, and the golden run on the
+ * conversation trace. */
 #include "tests/tests.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gsl/gsl_rng.h>
@@ -64,7 +67,7 @@ START_TEST(test_single_request_by_hand)
     snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
     sim_run_result_t res;
     sim_err_t err;
-    const char *out = path_in(d, "one");
+    const char *out = path_in(d, "by_hand");
     ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
     json_decref(res.summary);
     ck_assert_int_eq(res.counts.completed, 1);
@@ -530,6 +533,102 @@ START_TEST(test_bad_trace_leaves_nothing)
 }
 END_TEST
 
+/* Entries in dir, hidden temporaries included. */
+static int n_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* An output directory whose config.json is another experiment's (or
+ * unreadable) is refused before anything is written, naming the first key
+ * that differs; the same experiment reruns over it byte for byte; force
+ * overwrites. */
+START_TEST(test_out_dir_holds_other_experiment)
+{
+    const char *d = tests_tmpdir(), *out = path_in(d, "guard");
+    const char *cfg_path = path_in(out, "config.json"), *csv_path = path_in(out, "requests.csv");
+    sim_run_opts_t o = {.config_src = "test.json", .out_dir = out, .data_dir = "."};
+    sim_run_result_t res;
+    sim_err_t err;
+    gen_config(30);
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    size_t cfg_len, csv_len, len;
+    char *cfg1 = tests_read_file(cfg_path, &cfg_len), *csv1 = tests_read_file(csv_path, &csv_len);
+    ck_assert_int_eq(n_entries(out), 4);
+
+    /* the same experiment: written over, the same bytes */
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    char *x = tests_read_file(csv_path, &len);
+    ck_assert(len == csv_len && memcmp(x, csv1, len) == 0);
+    free(x);
+
+    /* another experiment: refused, nothing touched */
+    cfg.cluster.prefill = 4;
+    size_t live0 = sim_alloc_live_count();
+    ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), -1);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+    ck_assert_ptr_null(res.summary);
+    ck_assert_msg(strncmp(err.msg, out, strlen(out)) == 0 &&
+                      strstr(err.msg, ": holds a different experiment (config.json differs at "
+                                      "$.cluster.prefill: 8 there, 4 in this run)") != NULL,
+                  "%s", err.msg);
+    x = tests_read_file(cfg_path, &len);
+    ck_assert(len == cfg_len && memcmp(x, cfg1, len) == 0);
+    free(x);
+    x = tests_read_file(csv_path, &len);
+    ck_assert(len == csv_len && memcmp(x, csv1, len) == 0);
+    free(x);
+    ck_assert_int_eq(n_entries(out), 4);
+
+    /* a key the file lacks, and a string value */
+    cfg.cluster.prefill = 8;
+    snprintf(cfg.cache.policy, sizeof cfg.cache.policy, "lfu");
+    ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "$.cache.policy: \"lru\" there, \"lfu\" in this run") != NULL,
+                  "%s", err.msg);
+    snprintf(cfg.cache.policy, sizeof cfg.cache.policy, "lru");
+    const char *extra = "{\"name\": \"default\", \"old_key\": 1}\n";
+    const char *other = path_in(d, "guard_extra");
+    ck_assert_int_eq(mkdir(other, 0777), 0);
+    tests_write_file(other, "config.json", extra, strlen(extra));
+    o.out_dir = other;
+    ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "differs at $.description: absent there, \"\" in this run") != NULL,
+                  "%s", err.msg);
+
+    /* an unreadable config.json counts as different */
+    const char *broken = path_in(d, "guard_broken");
+    ck_assert_int_eq(mkdir(broken, 0777), 0);
+    tests_write_file(broken, "config.json", "{\"seed\":", 9);
+    o.out_dir = broken;
+    ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "holds a config.json that cannot be read") != NULL, "%s", err.msg);
+    ck_assert_int_eq(n_entries(broken), 1);
+
+    /* force: written over */
+    cfg.cluster.prefill = 4;
+    o.out_dir = out;
+    o.force = 1;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    x = tests_read_file(cfg_path, NULL);
+    ck_assert_ptr_nonnull(strstr(x, "\"prefill\": 4,"));
+    free(x);
+    ck_assert_int_eq(n_entries(out), 4);
+    free(cfg1);
+    free(csv1);
+}
+END_TEST
+
 START_TEST(test_tbt_stats_brute_force)
 {
     gsl_rng *r = sim_rng_new(1, 1000);
@@ -672,6 +771,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_deterministic_outputs);
     tcase_add_test(tc, test_policies_differ);
     tcase_add_test(tc, test_bad_trace_leaves_nothing);
+    tcase_add_test(tc, test_out_dir_holds_other_experiment);
     tcase_add_test(tc, test_prefix_reuse);
     tcase_add_test(tc, test_cpp_pipeline);
     tcase_add_test(tc, test_remote_fetch);

@@ -19,6 +19,7 @@ Suite *test_colocated_suite(void);
 Suite *test_admission_suite(void);
 Suite *test_search_suite(void);
 Suite *test_compare_suite(void);
+Suite *test_sweep_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */

@@ -12,8 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/${FIG}_work"
-rm -rf "$W"
-mkdir -p "$W"
+fresh_dir "$W"
 EXP="$ROOT/experiments/arxiv"
 # jnum DIR KEY [SUB]: the number at search.json's top-level KEY, or at KEY.SUB
 jnum() {

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/fig13_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/arxiv/fig13_real.json"
 "$BIN" run "$EXP" --quiet --out "$W/mooncake"

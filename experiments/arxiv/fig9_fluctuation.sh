@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/fig9_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/arxiv/fig9_fluctuation.json"
 echo "policy,time_s,prefill_load,decode_load,in_window" >"$OUT/fig9_fluctuation.csv"

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/table3_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/arxiv/table3_overload.json"
 top() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
@@ -21,11 +21,12 @@ row() { # split policy threshold extra-set...
     pname=$pol
     extra=""
     [ "$pol" = predictive_oracle ] && { pname=predictive; extra="--set admission.predictor=oracle"; }
+    r="$W/${sp}_${pol}_$th"
     # shellcheck disable=SC2086
-    "$BIN" run "$EXP" --quiet --out "$W/r" --set cluster.prefill=$p --set cluster.decode=$d \
+    "$BIN" run "$EXP" --quiet --out "$r" --set cluster.prefill=$p --set cluster.decode=$d \
         --set admission.policy=$pname --set admission.threshold=$th $extra
-    w=$(getnum "$W/r" prefill wasted_s)
-    echo "$sp,$pol,$th,$(getnum "$W/r" requests rejected_at_arrival),$(getnum "$W/r" requests rejected_after_prefill),$(awk -v w="$w" 'BEGIN { printf "%.1f", 8 * w }'),$(top "$W/r" goodput_rps),$(getnum "$W/r" slo effective_request_capacity)" >>"$W/rows.csv"
+    w=$(getnum "$r" prefill wasted_s)
+    echo "$sp,$pol,$th,$(getnum "$r" requests rejected_at_arrival),$(getnum "$r" requests rejected_after_prefill),$(awk -v w="$w" 'BEGIN { printf "%.1f", 8 * w }'),$(top "$r" goodput_rps),$(getnum "$r" slo effective_request_capacity)" >>"$W/rows.csv"
 }
 for sp in 10P3D 8P8D; do
     for pol in none baseline early predictive predictive_oracle; do

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/baseline_work"
-mkdir -p "$W"
+fresh_dir "$W"
 # capacity among requests that saw no stall, and among those that saw one (column 27)
 cap_split() {
     awk -F, 'NR > 1 { s = ($27 > 0); n[s]++; if ($5 == "completed" && $9 <= 30 && $13 <= 0.1) ok[s]++ }
@@ -25,16 +25,16 @@ for t in conversation synthetic; do
         "$BIN" run "$EXP" --quiet --out "$d"
         echo "$t,$s,$(getnum "$d" decode mean_batch),$(getnum "$d" decode stalls_per_request),$(getnum "$d" decode stall_s_mean),$(getnum "$d" decode stalled_share),$(capacity "$d/requests.csv" 0.1),$(cap_split "$d/requests.csv")" >>"$W/stalls.csv"
         for v in 0 0.00005 0.00015 0.0003; do
-            "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.cpu_per_seq_s=$v
-            echo "$t,$s,cpu_per_seq_s,$v,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
+            "$BIN" run "$EXP" --quiet --out "${d}_cpu_per_seq_$v" --set colocated.cpu_per_seq_s=$v
+            echo "$t,$s,cpu_per_seq_s,$v,$(capacity "${d}_cpu_per_seq_$v/requests.csv" 0.1)" >>"$W/sens.csv"
         done
         for v in 0.005 0.01; do
-            "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.cpu_per_step_s=$v
-            echo "$t,$s,cpu_per_step_s,$v,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
+            "$BIN" run "$EXP" --quiet --out "${d}_cpu_per_step_$v" --set colocated.cpu_per_step_s=$v
+            echo "$t,$s,cpu_per_step_s,$v,$(capacity "${d}_cpu_per_step_$v/requests.csv" 0.1)" >>"$W/sens.csv"
         done
         if [ "$s" != vllm_cp ]; then
-            "$BIN" run "$EXP" --quiet --out "$W/r" --set colocated.prefill_tokens=131072
-            echo "$t,$s,prefill_tokens,131072,$(capacity "$W/r/requests.csv" 0.1)" >>"$W/sens.csv"
+            "$BIN" run "$EXP" --quiet --out "${d}_prefill_131072" --set colocated.prefill_tokens=131072
+            echo "$t,$s,prefill_tokens,131072,$(capacity "${d}_prefill_131072/requests.csv" 0.1)" >>"$W/sens.csv"
         fi
     done
 done

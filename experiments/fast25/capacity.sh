@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/capacity_work"
-mkdir -p "$W"
+fresh_dir "$W"
 gpu_s() { # mean prefill GPU-seconds per request
     busy=$(sed -n '/"prefill": {/,/}/s/^ *"busy_s": *\([0-9.eE+-]*\),*$/\1/p' "$1/summary.json")
     n=$(sed -n '/"requests": {/,/}/s/^ *"total": *\([0-9]*\),*$/\1/p' "$1/summary.json")

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/cpp_work"
-mkdir -p "$W"
+fresh_dir "$W"
 EXP="$ROOT/experiments/fast25/cpp_long_prompts.json"
 ttft() { # prompt tokens, group, chunk -> TTFT seconds
     t="$W/p$1.jsonl"
@@ -14,9 +14,10 @@ ttft() { # prompt tokens, group, chunk -> TTFT seconds
         printf "{\"timestamp\": 0, \"input_length\": %d, \"output_length\": 2, \"hash_ids\": [", n;
         for (b = 0; b < int((n + 511) / 512); b++) printf "%s%d", (b ? ", " : ""), b;
         print "]}" }' >"$t"
-    "$BIN" run "$EXP" --quiet --out "$W/r" --set trace.path="$t" \
+    d="$W/p$1_g$2_c$3"
+    "$BIN" run "$EXP" --quiet --out "$d" --set trace.path="$t" \
         --set cluster.prefill_group="$2" --set cluster.prefill_chunk="$3"
-    awk -F, 'NR == 2 { print $9 }' "$W/r/requests.csv"
+    awk -F, 'NR == 2 { print $9 }' "$d/requests.csv"
 }
 echo "prompt_tokens,group,chunk,ttft_s" >"$W/rows.csv"
 for n in 32768 65536 131072; do

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig10_work"
-mkdir -p "$W"
+fresh_dir "$W"
 EXP="$ROOT/experiments/fast25/fig10_local_global.json"
 echo "trace,scope,hit_rate,prefill_node_s_per_request,prefill_gpu_s_per_request,ttft_mean_s" >"$W/rows.csv"
 for t in conversation synthetic; do

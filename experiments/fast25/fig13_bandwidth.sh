@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig13_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file synthetic_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig13_bandwidth.json"
 # means over completed requests of requests.csv columns named by its header:

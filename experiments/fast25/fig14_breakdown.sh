@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig14_work"
-mkdir -p "$W"
+fresh_dir "$W"
 # paper (FAST'25 Fig. 14): prefill, transfer, load_cache, decode_128_tokens
 paper() {
     case "$1:$2" in

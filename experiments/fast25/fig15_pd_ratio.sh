@@ -34,8 +34,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig15_work"
-rm -rf "$W"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file synthetic_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig15_pd_ratio.json"
 N=16

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig5_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig5_scheduling.json"
 echo "policy,ttft_s" >"$W/ttft.csv"

@@ -5,6 +5,8 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 mkdir -p "$OUT"
+fresh_dir "$OUT/pool_on"
+fresh_dir "$OUT/pool_off"
 EXP="$ROOT/experiments/conversation_8p8d.json"
 "$BIN" run "$EXP" --quiet --out "$OUT/pool_on" --set cache.enabled=1
 "$BIN" run "$EXP" --quiet --out "$OUT/pool_off" --set cache.enabled=0

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/threshold_work"
-mkdir -p "$W"
+fresh_dir "$W"
 trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/fast25/fig5_scheduling.json"
 echo "network,threshold,ttft_mean_s,ttft_p90_s,hit_rate,fetches" >"$W/rows.csv"
@@ -14,12 +14,13 @@ for net in rdma tcp; do
     extra=""
     [ "$net" = tcp ] && extra="--set network.transport=tcp --set network.nic_gbps=100 --set trace.speed=1.5"
     for th in 1 1.1 1.25 1.5 2 3 5 1000000; do
+        d="$W/${net}_$th"
         # shellcheck disable=SC2086
-        "$BIN" run "$EXP" --quiet --out "$W/r" --set scheduler.kvcache_balancing_threshold=$th \
+        "$BIN" run "$EXP" --quiet --out "$d" --set scheduler.kvcache_balancing_threshold=$th \
             --set scheduler.slo_reject=0 $extra
-        st=$(ttft_stats "$W/r/requests.csv")
-        hit=$(sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$W/r/summary.json")
-        fl=$(awk -F, 'NR > 1 && $21 > 0 { n++ } END { print n + 0 }' "$W/r/requests.csv")
+        st=$(ttft_stats "$d/requests.csv")
+        hit=$(sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$d/summary.json")
+        fl=$(awk -F, 'NR > 1 && $21 > 0 { n++ } END { print n + 0 }' "$d/requests.csv")
         echo "$net,$th,${st%,*},$hit,$fl" >>"$W/rows.csv"
     done
 done

@@ -1,0 +1,118 @@
+#!/bin/sh
+# tests/cli_sweep.sh: sweep and capacity as users meet them: a 2x2x2 grid
+# gives byte-identical sweep.csv with 1 and 2 workers and under
+# `mpirun -n 2` (when Open MPI is installed); a bad value fails only its
+# points; bad specs are located errors (exit 2, nothing written); a
+# directory holding another sweep is refused without --force; capacity
+# finds the rate a fine grid of runs finds, within its tolerance.
+# Usage: sh tests/cli_sweep.sh bin/mooncake-sim
+set -u
+BIN=${1:?usage: cli_sweep.sh path/to/mooncake-sim}
+T=$(mktemp -d "${TMPDIR:-/tmp}/mooncake-sweep-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect STATUS NEEDLE CMD...: exit status and a needle in stdout or stderr.
+expect() {
+    want=$1 needle=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" != "$want" ]; then
+        bad "$* -> exit $got, expected $want: $(head -c 300 "$T/err")"
+    elif [ -n "$needle" ] && ! grep -qF -- "$needle" "$T/out" "$T/err"; then
+        bad "$* -> output lacks '$needle': $(head -c 300 "$T/err")"
+    else
+        ok
+    fi
+}
+# col CSV NAME: the named column of CSV, one value per row.
+col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
+
+expect 0 "usage: mooncake-sim sweep SPEC.json" "$BIN" sweep --help
+expect 0 "usage: mooncake-sim capacity EXP.json" "$BIN" capacity --help
+expect 2 "expected exactly one sweep spec" "$BIN" sweep
+expect 2 "--jobs 0: expected an integer" "$BIN" sweep x.json -j 0
+
+printf '{"name": "small", "cluster": {"prefill": 2, "decode": 2},\n "trace": {"generator": {"kind": "kimi", "requests": 80}}}\n' >"$T/small.json"
+cat >"$T/grid.json" <<'EOF'
+{"base": "small.json", "set": {"trace.generator.rate_rps": 2},
+ "axes": {"scheduler.policy": ["kvcentric", "least_loaded"], "network.nic_gbps": [25, 400], "seed": [1, 2]}}
+EOF
+expect 0 "007_policy=least_loaded_nic_gbps=400_seed=2 scheduler.policy=least_loaded" "$BIN" sweep "$T/grid.json" --dry-run
+expect 0 "sweep: 8 points, 0 failed" "$BIN" sweep "$T/grid.json" -j 1 --out "$T/j1"
+expect 0 "" "$BIN" sweep "$T/grid.json" -j 2 --out "$T/j2" --quiet
+cmp -s "$T/j1/sweep.csv" "$T/j2/sweep.csv" && ok || bad "sweep.csv differs between -j1 and -j2"
+cmp -s "$T/j1/spec.json" "$T/j2/spec.json" && ok || bad "spec.json differs between -j1 and -j2"
+[ "$(wc -l <"$T/j1/sweep.csv")" = 9 ] && ok || bad "sweep.csv: expected a header and 8 rows"
+[ "$(col "$T/j1/sweep.csv" status | sort -u)" = ok ] && ok || bad "sweep.csv: a point not ok"
+[ "$(col "$T/j1/sweep.csv" requests.total | sort -u)" = 80 ] && ok || bad "sweep.csv: requests.total"
+cmp -s "$T/j1/005_policy=least_loaded_nic_gbps=25_seed=2/requests.csv" \
+    "$T/j2/005_policy=least_loaded_nic_gbps=25_seed=2/requests.csv" && ok || bad "a point's requests.csv differs"
+expect 0 "" "$BIN" sweep "$T/grid.json" --out "$T/j1" --quiet # the same sweep again
+cmp -s "$T/j1/sweep.csv" "$T/j2/sweep.csv" && ok || bad "rerun changed sweep.csv"
+
+# MPI: the same files from two ranks.
+if command -v mpirun >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+    expect 0 "(2 ranks x 1 worker)" mpirun -n 2 --oversubscribe "$BIN" sweep "$T/grid.json" -j 1 --out "$T/mpi"
+    cmp -s "$T/j1/sweep.csv" "$T/mpi/sweep.csv" && ok || bad "sweep.csv differs under mpirun -n 2"
+    cmp -s "$T/j1/spec.json" "$T/mpi/spec.json" && ok || bad "spec.json differs under mpirun -n 2"
+else
+    echo "SKIP: sweep under mpirun -n 2 (Open MPI's mpirun not installed)"
+fi
+
+# A bad value fails its points alone; the exit status says so.
+cat >"$T/badpoint.json" <<'EOF'
+{"base": "small.json", "axes": {"network.nic_gbps": [100, -5], "seed": [1, 2]}}
+EOF
+expect 1 "point 002_nic_gbps=-5_seed=1 failed: $T/badpoint.json: \$.axes.network.nic_gbps[1]: -5 is out of range" \
+    "$BIN" sweep "$T/badpoint.json" --out "$T/bp"
+[ "$(col "$T/bp/sweep.csv" status | tr '\n' ' ')" = "ok ok failed failed " ] && ok || bad "badpoint statuses"
+[ -s "$T/bp/001_nic_gbps=100_seed=2/summary.json" ] && ok || bad "a good point lost its results"
+[ ! -e "$T/bp/002_nic_gbps=-5_seed=1" ] && ok || bad "a failed point left a directory"
+
+# Bad specs: located, exit 2, nothing written.
+printf '{"base": "small.json",\n "axes": {"seed": [1,]}}\n' >"$T/syntax.json"
+expect 2 "syntax.json:2:" "$BIN" sweep "$T/syntax.json" --out "$T/s1"
+printf '{"base": "small.json", "axes": {"cluster.prefil": [1]}}\n' >"$T/key.json"
+expect 2 "key.json: \$.axes.cluster.prefil: unknown config path" "$BIN" sweep "$T/key.json" --out "$T/s1"
+printf '{"base": "small.json", "mode": "list", "axes": {"seed": [1, 2], "trace.speed": [1]}}\n' >"$T/list.json"
+expect 2 "list.json: \$.axes.trace.speed: 1 values, but \$.axes.seed has 2" "$BIN" sweep "$T/list.json" --out "$T/s1"
+printf '{"base": "small.json", "set": {"cluster.decode": "two"}, "axes": {"seed": [1]}}\n' >"$T/set.json"
+expect 2 "set.json: \$.set.cluster.decode: expected an integer" "$BIN" sweep "$T/set.json" --out "$T/s1"
+[ ! -e "$T/s1" ] && ok || bad "a bad spec left $T/s1"
+
+# Another sweep may not write over this one without --force.
+printf '{"base": "small.json", "axes": {"seed": [3]}}\n' >"$T/other.json"
+expect 2 "holds a different sweep" "$BIN" sweep "$T/other.json" --out "$T/j1"
+cmp -s "$T/j1/sweep.csv" "$T/j2/sweep.csv" && ok || bad "a refused sweep changed sweep.csv"
+expect 0 "sweep: 1 points" "$BIN" sweep "$T/other.json" --out "$T/j1" --force
+
+# capacity: the highest passing rate agrees with a fine grid of runs.
+printf '{"name": "cap", "cluster": {"prefill": 1, "decode": 1},\n "trace": {"generator": {"kind": "kimi", "requests": 2000, "rate_rps": 0.5}}}\n' >"$T/cap.json"
+expect 0 "capacity: trace.generator.rate_rps = " "$BIN" capacity "$T/cap.json" --vary trace.generator.rate_rps \
+    --target 'slo.effective_request_capacity>=0.9' --tol 0.01 --out "$T/cap" --quiet
+cap=$(sed -n 's/^capacity: trace.generator.rate_rps = \([0-9.]*\) .*/\1/p' "$T/out")
+[ "$(head -1 "$T/cap/probes.csv")" = "probe,value,requests,slo.effective_request_capacity,pass" ] && ok || bad "probes.csv header"
+printf '{"base": "cap.json", "axes": {"trace.generator.rate_rps": [%s]}}\n' \
+    "$(awk 'BEGIN { for (r = 1.0; r <= 2.0001; r += 0.02) printf "%s%.2f", (r > 1 ? ", " : ""), r }')" >"$T/capgrid.json"
+expect 0 "" "$BIN" sweep "$T/capgrid.json" --out "$T/capgrid" --quiet
+# The grid's crossing: from the last rate before the first miss to the
+# highest rate that meets the target; the search must land in it, give
+# or take its tolerance and one grid step.
+col "$T/capgrid/sweep.csv" trace.generator.rate_rps >"$T/rates"
+col "$T/capgrid/sweep.csv" slo.effective_request_capacity >"$T/metric"
+paste "$T/rates" "$T/metric" | awk -v cap="$cap" '
+    $2 >= 0.9 { last_pass = $1 } $2 < 0.9 && !miss { miss = 1; first_lo = prev } { prev = $1 }
+    END { lo = first_lo - 0.02 - 0.01 * cap; hi = last_pass + 0.02 + 0.01 * cap;
+          if (cap == "" || cap < lo || cap > hi) { printf "capacity %s outside grid crossing [%g, %g]\n", cap, lo, hi; exit 1 } }' &&
+    ok || bad "capacity disagrees with the grid"
+expect 2 "--target rate: expected METRIC>=X" "$BIN" capacity "$T/cap.json" --vary trace.generator.rate_rps --target rate
+expect 2 "--vary scheduler.policy: not a numeric config key" "$BIN" capacity "$T/cap.json" --vary scheduler.policy --target 'slo.attainment>=1'
+expect 2 "summary.json has no number at 'slo.atainment'" "$BIN" capacity "$T/cap.json" --vary trace.generator.rate_rps --target 'slo.atainment>=1' --out "$T/c2"
+[ ! -e "$T/c2" ] && ok || bad "a failed capacity search left $T/c2"
+
+echo "cli_sweep: $pass passed, $fail failed"
+[ "$fail" = 0 ]
