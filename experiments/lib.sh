@@ -24,12 +24,30 @@ cache_json_to_csv() {
 }
 # getnum DIR SECTION KEY: a number of DIR/summary.json's "SECTION": { "KEY": ... }
 getnum() { sed -n "/\"$2\": {/,/}/s/^ *\"$3\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
+# col CSV NAME...: the named columns of CSV (a header row, no quoted commas
+# in the columns read), comma-separated, one line per row. Exit 2 naming a
+# column the header lacks.
+col() {
+    f=$1; shift
+    awk -F, -v want="$*" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+            n = split(want, w, " ")
+            for (k = 1; k <= n; k++) if (!(w[k] in c)) { printf "col: %s has no column %s\n", FILENAME, w[k] > "/dev/stderr"; exit 2 }
+            next }
+        { for (k = 1; k <= n; k++) printf "%s%s", (k > 1 ? "," : ""), $c[w[k]]; printf "\n" }' "$f"
+}
+# sweep SPEC DIR: run every point of the sweep SPEC into DIR, emptied first;
+# DIR/sweep.csv has one row per point (see mooncake-sim sweep --help).
+sweep() { fresh_dir "$2" && "$BIN" sweep "$1" --quiet --out "$2"; }
 # capacity REQUESTS.CSV TBT: the effective request capacity, the share of all
-# requests completed within TTFT 30 s and TBT TBT s (columns 5, 9, 13)
-capacity() { awk -F, -v tbt="$2" 'NR > 1 { n++; if ($5 == "completed" && $9 <= 30 && $13 <= tbt) ok++ } END { printf "%.4f", ok / n }' "$1"; }
+# requests completed within TTFT 30 s and TBT TBT s (tbt_top10_s: the
+# per-request TBT the SLO judges)
+capacity() {
+    col "$1" status ttft_s tbt_top10_s | awk -F, -v tbt="$2" '{ n++; if ($1 == "completed" && $2 <= 30 && $3 <= tbt) ok++ }
+        END { printf "%.4f", ok / n }'
+}
 # ttft_stats REQUESTS.CSV: "mean,p90,completed" of TTFT over completed requests
 ttft_stats() {
-    awk -F, 'NR > 1 && $5 == "completed" { print $9 }' "$1" | sort -g |
+    col "$1" status ttft_s | awk -F, '$1 == "completed" { print $2 }' | sort -g |
         awk '{ t[NR] = $1; s += $1 } END { k = int(0.9 * NR + 0.999999); if (k < 1) k = 1;
                printf "%.4f,%.4f,%d", (NR ? s / NR : 0), t[k], NR }'
 }

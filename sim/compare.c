@@ -291,8 +291,167 @@ void sim_cmp_print_eval(FILE *out, const sim_cmp_bound_t *b, const sim_cmp_eval_
             e->limit);
 }
 
+/* ---- sweeps: point by point ---- */
+
+typedef struct sweep_points {
+    char **dir;
+    int *ok;
+    size_t n, cap;
+} sweep_points_t;
+
+static void points_free(sweep_points_t *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        sim_free(p->dir[i]);
+    sim_free(p->dir);
+    sim_free(p->ok);
+    memset(p, 0, sizeof *p);
+}
+
+/* Split one CSV line in place into at most max fields (RFC 4180 quoting:
+ * "a,b" and "" inside quotes). Returns the number of fields. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *r = line, *w = line;
+    while (n < max) {
+        fields[n++] = w;
+        int quoted = *r == '"';
+        r += quoted;
+        for (; *r; r++) {
+            if (quoted && *r == '"') {
+                if (r[1] != '"') {
+                    quoted = 0;
+                    continue;
+                }
+                r++;
+            } else if (!quoted && *r == ',') {
+                break;
+            }
+            *w++ = *r;
+        }
+        int more = *r == ',';
+        *w++ = '\0';
+        if (!more)
+            break;
+        r++;
+    }
+    return n;
+}
+
+/* The dir and status columns of sweep_dir/sweep.csv. 0 or -1. */
+static int read_points(const char *sweep_dir, sweep_points_t *p, sim_err_t *err)
+{
+    char path[PATH_LEN + 16];
+    snprintf(path, sizeof path, "%s/sweep.csv", sweep_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sim_errf(err, "%s: cannot open", path);
+    char *line = NULL, *fields[4096];
+    size_t cap = 0;
+    int c_dir = -1, c_status = -1, lineno = 0, rc = 0;
+    while (rc == 0 && getline(&line, &cap, f) > 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        int n = csv_split(line, fields, 4096);
+        if (lineno == 1) {
+            for (int i = 0; i < n; i++) {
+                c_dir = strcmp(fields[i], "dir") ? c_dir : i;
+                c_status = strcmp(fields[i], "status") ? c_status : i;
+            }
+            if (c_dir < 0 || c_status < 0)
+                rc = sim_errf(err, "%s:1: no dir and status columns (not a sweep.csv)", path);
+            continue;
+        }
+        if (n <= c_status || n <= c_dir) {
+            rc = sim_errf(err, "%s:%d: too few columns", path, lineno);
+            break;
+        }
+        sim_grow((void **)&p->dir, &p->cap, p->n + 1, sizeof *p->dir, "compare points");
+        p->ok = sim_xrealloc(p->ok, p->cap * sizeof *p->ok, "compare point status");
+        p->dir[p->n] = sim_xstrdup(fields[c_dir], "compare point");
+        p->ok[p->n++] = !strcmp(fields[c_status], "ok");
+    }
+    free(line);
+    fclose(f);
+    if (rc == 0 && lineno == 0)
+        rc = sim_errf(err, "%s: empty", path);
+    return rc;
+}
+
+static int is_sweep(const char *path)
+{
+    char p[PATH_LEN + 16];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/sweep.csv", path);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int compare_one(const char *base, const char *new_path, const sim_cmp_bound_t *b,
+                       size_t n_b, int quiet, FILE *out, const char *point, sim_err_t *err);
+
+/* Two sweeps of the same points: each point's summaries compared, every
+ * bound applied to every point. A point that failed in NEW but not in
+ * BASE is a regression; one that failed in BASE is reported and skipped. */
+static int compare_sweeps(const char *base, const char *new_path, const sim_cmp_bound_t *b,
+                          size_t n_b, int quiet, FILE *out, sim_err_t *err)
+{
+    sweep_points_t pb = {0}, pn = {0};
+    int rc = -1, worse = 0;
+    if (read_points(base, &pb, err) != 0 || read_points(new_path, &pn, err) != 0)
+        goto done;
+    if (pb.n != pn.n) {
+        sim_errf(err, "%s and %s: not the same sweep (%zu points against %zu)", base, new_path,
+                 pb.n, pn.n);
+        goto done;
+    }
+    for (size_t i = 0; i < pb.n; i++) {
+        if (strcmp(pb.dir[i], pn.dir[i]) != 0) {
+            sim_errf(err, "%s and %s: not the same sweep (point %zu is %s against %s)", base,
+                     new_path, i, pb.dir[i], pn.dir[i]);
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < pb.n; i++) {
+        if (!pb.ok[i] || !pn.ok[i]) {
+            int regressed = pb.ok[i] && !pn.ok[i];
+            worse += regressed;
+            fprintf(out, "%s point %s: failed in %s\n", regressed ? "VIOLATED" : "skipped",
+                    pb.dir[i], pb.ok[i] ? "new" : pn.ok[i] ? "base" : "both");
+            continue;
+        }
+        char pbp[2 * PATH_LEN], pnp[2 * PATH_LEN];
+        snprintf(pbp, sizeof pbp, "%s/%s", base, pb.dir[i]);
+        snprintf(pnp, sizeof pnp, "%s/%s", new_path, pn.dir[i]);
+        int r = compare_one(pbp, pnp, b, n_b, quiet, out, pb.dir[i], err);
+        if (r < 0)
+            goto done;
+        worse += r;
+    }
+    if (!quiet)
+        fprintf(out, "compare: %zu points, %zu bound%s each, %d point%s regressed\n", pb.n, n_b,
+                n_b == 1 ? "" : "s", worse, worse == 1 ? "" : "s");
+    rc = worse > 0;
+done:
+    points_free(&pb);
+    points_free(&pn);
+    return rc;
+}
+
 int sim_cmp_compare(const char *base, const char *new_path, const sim_cmp_bound_t *b, size_t n_b,
                     int quiet, FILE *out, sim_err_t *err)
+{
+    int sb = is_sweep(base), sn = is_sweep(new_path);
+    if (sb != sn)
+        return sim_errf(err, "%s: %s, but %s is %s", sb ? base : new_path,
+                        "a sweep (holds sweep.csv)", sb ? new_path : base, "not");
+    if (sb)
+        return compare_sweeps(base, new_path, b, n_b, quiet, out, err);
+    return compare_one(base, new_path, b, n_b, quiet, out, NULL, err);
+}
+
+static int compare_one(const char *base, const char *new_path, const sim_cmp_bound_t *b,
+                       size_t n_b, int quiet, FILE *out, const char *point, sim_err_t *err)
 {
     sim_cmp_flat_t fb = {0}, fn = {0};
     sim_cmp_eval_t *ev = sim_xcalloc(n_b + 1, sizeof *ev, "compare outcomes");
@@ -301,11 +460,16 @@ int sim_cmp_compare(const char *base, const char *new_path, const sim_cmp_bound_
         goto done;
     if ((n_viol = sim_cmp_check(&fb, &fn, b, n_b, ev, err)) < 0)
         goto done;
+    if (point && !quiet)
+        fprintf(out, "== point %s\n", point);
     if (!quiet)
         sim_cmp_print_table(out, &fb, &fn);
     for (size_t i = 0; i < n_b; i++)
-        if (!quiet || ev[i].violated)
+        if (!quiet || ev[i].violated) {
+            if (point && quiet)
+                fprintf(out, "point %s: ", point);
             sim_cmp_print_eval(out, &b[i], &ev[i]);
+        }
     if (!quiet)
         fprintf(out, "compare: %zu bound%s checked, %d violated\n", n_b, n_b == 1 ? "" : "s",
                 n_viol);

@@ -97,7 +97,9 @@ void sim_cmp_print_eval(FILE *out, const sim_cmp_bound_t *b, const sim_cmp_eval_
 
 /* The whole command: load base and new (directories or files), check the
  * bounds, print the table and every bound's outcome to out, or with
- * quiet only the violations. Returns 0 when no bound is violated, 1 when
+ * quiet only the violations. Two sweep directories (holding sweep.csv) of
+ * the same points are compared point by point, every bound on every point;
+ * a point failed in new but not in base counts as a violation. Returns 0 when no bound is violated, 1 when
  * one is, -1 on bad input (err filled; nothing printed). */
 int sim_cmp_compare(const char *base, const char *new_path, const sim_cmp_bound_t *b, size_t n_b,
                     int quiet, FILE *out, sim_err_t *err);

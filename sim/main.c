@@ -558,7 +558,10 @@ done:
 static const char compare_help[] =
     "usage: mooncake-sim compare BASE NEW [--max-regress METRIC=BOUND]... [--quiet]\n"
     "Compare two run summaries metric by metric. BASE and NEW are each a run directory\n"
-    "(holding summary.json, as 'run --out DIR' writes) or a summary.json file.\n"
+    "(holding summary.json, as 'run --out DIR' writes) or a summary.json file; or\n"
+    "both are sweep directories of the same points (holding sweep.csv), compared\n"
+    "point by point with every bound applied to every point (a point that failed\n"
+    "in NEW only counts as a violation).\n"
     "Every numeric field is a metric named by its dotted path (ttft_s.p90,\n"
     "slo.attainment, requests.completed, cache.hit_rate_tokens); sim.wall_s, the\n"
     "run's wall-clock time, is left out. Prints metric, base, new, delta and relative\n"

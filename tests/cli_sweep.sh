@@ -53,6 +53,15 @@ cmp -s "$T/j1/005_policy=least_loaded_nic_gbps=25_seed=2/requests.csv" \
 expect 0 "" "$BIN" sweep "$T/grid.json" --out "$T/j1" --quiet # the same sweep again
 cmp -s "$T/j1/sweep.csv" "$T/j2/sweep.csv" && ok || bad "rerun changed sweep.csv"
 
+# compare: two sweeps point by point; an injected regression in one point.
+expect 0 "compare: 8 points, 1 bound each, 0 points regressed" "$BIN" compare "$T/j1" "$T/j2" --max-regress ttft_s.p90=0%
+cp -r "$T/j2" "$T/jx"
+p3="$T/jx/003_policy=kvcentric_nic_gbps=400_seed=2/summary.json"
+awk '/"ttft_s": \{/ { t = 1 } t && /"p90":/ { sub(/"p90": [0-9.e+-]*/, "\"p90\": 99.5"); t = 0 } { print }' "$p3" >"$T/s.json" && mv "$T/s.json" "$p3"
+expect 1 "point 003_policy=kvcentric_nic_gbps=400_seed=2: VIOLATED ttft_s.p90" "$BIN" compare "$T/j1" "$T/jx" --max-regress ttft_s.p90=5% --quiet
+cp -r "$T/j2" "$T/jy" && sed -i '$d' "$T/jy/sweep.csv"
+expect 2 "not the same sweep (8 points against 7)" "$BIN" compare "$T/j1" "$T/jy"
+
 # MPI: the same files from two ranks.
 if command -v mpirun >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
