@@ -132,8 +132,9 @@ run: deps
 	./$(BIN) run experiments/default.json --out results/default --force
 
 # Unit tests (Check), the CLI tests (shell), then the matrix: the unit
-# tests under AddressSanitizer + UndefinedBehaviorSanitizer, and the default
-# experiment built -O0 with sanitizers giving byte-identical results to -O2.
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer, the default
+# experiment built -O0 with sanitizers giving byte-identical results to
+# -O2, and the sweep tests (two workers) under ThreadSanitizer.
 test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
@@ -143,6 +144,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-matrix
 
 SAN_BUILD := build/san
+TSAN_BUILD := build/tsan
 test-matrix: $(BIN)
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined OPT=-O0 BUILD=$(SAN_BUILD) \
 	  BIN=$(SAN_BUILD)/mooncake-sim build-tests
@@ -156,6 +158,10 @@ test-matrix: $(BIN)
 	@grep -v '"wall_s"' build/matrix/O0-san/summary.json >build/matrix/O0-san.sum
 	cmp build/matrix/O2.sum build/matrix/O0-san.sum
 	@echo "matrix: -O2 and -O0 with sanitizers agree byte for byte"
+	@$(MAKE) --no-print-directory SANITIZE=thread OPT=-O1 BUILD=$(TSAN_BUILD) \
+	  BIN=$(TSAN_BUILD)/mooncake-sim build-tests
+	CK_RUN_SUITE=sweep CK_FORK=no TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/tests/run_tests
+	@echo "matrix: sweeps on two workers are free of data races (ThreadSanitizer)"
 
 unit: build-tests
 	./$(TEST_BIN)
@@ -171,18 +177,20 @@ bench: deps
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
 	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_experiments.sh
 
-FIGURES := experiments/arxiv/table1_eviction.sh experiments/fast25/fig9_hit_vs_capacity.sh \
-	experiments/fast25/pool_ttft.sh experiments/fast25/fig14_breakdown.sh \
-	experiments/fast25/fig13_bandwidth.sh experiments/fast25/cpp_long_prompts.sh \
-	experiments/fast25/fig5_scheduling.sh experiments/fast25/fig10_local_global.sh \
-	experiments/fast25/threshold_sweep.sh experiments/fast25/capacity.sh \
-	experiments/fast25/baseline_sensitivity.sh \
-	experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
-	experiments/arxiv/fig12_longctx.sh experiments/arxiv/fig13_real.sh \
-	experiments/arxiv/table3_overload.sh experiments/arxiv/fig9_fluctuation.sh
+# The figure scripts, longest first (they run several at once; the output
+# is printed in this order). FIGURE_JOBS=1 runs them one at a time.
+FIGURES := experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
+	experiments/arxiv/fig12_longctx.sh experiments/fast25/capacity.sh \
+	experiments/fast25/baseline_sensitivity.sh experiments/arxiv/table3_overload.sh \
+	experiments/arxiv/fig13_real.sh experiments/arxiv/fig9_fluctuation.sh \
+	experiments/fast25/fig13_bandwidth.sh experiments/fast25/fig5_scheduling.sh \
+	experiments/fast25/threshold_sweep.sh experiments/fast25/fig10_local_global.sh \
+	experiments/fast25/cpp_long_prompts.sh experiments/fast25/fig14_breakdown.sh \
+	experiments/fast25/pool_ttft.sh experiments/fast25/fig9_hit_vs_capacity.sh \
+	experiments/arxiv/table1_eviction.sh
 figures: deps
 	@$(MAKE) --no-print-directory all
-	@for s in $(FIGURES); do echo "== $$s"; MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh $$s || exit 1; done
+	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/figures.sh $(FIGURES)
 
 # Calibration microbenchmarks: not needed to run the simulator; make test
 # compiles them where their toolchains exist. calib/gpu needs nvcc (CUDA

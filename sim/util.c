@@ -13,8 +13,11 @@ typedef union alloc_hdr {
     max_align_t align;
 } alloc_hdr_t;
 
-static size_t live_bytes;
-static size_t live_count;
+/* Per thread: a sweep runs points on several threads at once, and each
+ * run allocates and frees on its own thread; the leak tests count on the
+ * thread that runs them. */
+static _Thread_local size_t live_bytes;
+static _Thread_local size_t live_count;
 
 int sim_errf(sim_err_t *err, const char *fmt, ...)
 {

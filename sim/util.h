@@ -38,7 +38,8 @@ void *sim_xrealloc(void *p, size_t n, const char *label);
 char *sim_xstrdup(const char *s, const char *label);
 void sim_free(void *p);
 
-/* Live bytes and live allocations through the wrapper (for leak tests). */
+/* Live bytes and live allocations through the wrapper on the calling
+ * thread (for leak tests). */
 size_t sim_alloc_live_bytes(void);
 size_t sim_alloc_live_count(void);
 
