@@ -73,7 +73,7 @@ static const char sweep_help[] =
     "files to DIR/<point>/ (the point's number and key=value per axis). DIR/sweep.csv\n"
     "has one row per point, in point order: point, dir, each axis by its config path,\n"
     "status (ok or failed), error, then every number of the point's summary.json by\n"
-    "dotted path (ttft_s.p90, slo.attainment, ...; sim.wall_s left out). DIR/spec.json\n"
+    "dotted path (ttft_s.p90, slo.attainment, ...). DIR/spec.json\n"
     "records the spec. The files are the same, byte for byte, for any -j and any\n"
     "number of MPI ranks. A point that fails (a bad value, a run error) is reported\n"
     "with its error and does not stop the others.\n"

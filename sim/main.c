@@ -93,7 +93,7 @@ static const char run_help[] =
     "  -q, --quiet         no table on stdout, no progress line\n"
     "  -h, --help          this help; --help-config lists every config key\n";
 
-static void print_table(const json_t *s, const sim_config_t *cfg, const char *out)
+static void print_table(const json_t *s, double wall_s, const sim_config_t *cfg, const char *out)
 {
     const json_t *rq = json_object_get(s, "requests"), *tt = json_object_get(s, "ttft_s"),
                  *tb = json_object_get(s, "tbt_s"), *slo = json_object_get(s, "slo"),
@@ -125,7 +125,7 @@ static void print_table(const json_t *s, const sim_config_t *cfg, const char *ou
     else
         printf("  KVCache      off\n");
     printf("  simulation   %lld events in %.3f s wall (seed %lld)\n", INT(sim, "events"),
-           NUM(sim, "wall_s"), INT(sim, "seed"));
+           wall_s, INT(sim, "seed"));
     if (out)
         printf("  results      %s/\n", out);
 #undef NUM
@@ -183,7 +183,7 @@ static int cmd_run(int argc, char **argv)
     if (sim_run(cfg, &ro, &res, &err) != 0)
         goto bad;
     if (!quiet)
-        print_table(res.summary, cfg, out);
+        print_table(res.summary, res.wall_s, cfg, out);
     json_decref(res.summary);
     rc = 0;
     goto done;
@@ -564,7 +564,8 @@ static const char compare_help[] =
     "in NEW only counts as a violation).\n"
     "Every numeric field is a metric named by its dotted path (ttft_s.p90,\n"
     "slo.attainment, requests.completed, cache.hit_rate_tokens); sim.wall_s, the\n"
-    "run's wall-clock time, is left out. Prints metric, base, new, delta and relative\n"
+    "wall-clock time older versions kept there, is left out. Prints metric, base,\n"
+    "new, delta and relative\n"
     "delta for each metric in both, sorted by path, then those in only one, then\n"
     "each bound's outcome.\n"
     "BOUND (the sign is as written; '+' is the same as none):\n"

@@ -1,6 +1,7 @@
 /* sim/run.h: one experiment run from a configuration: builds the cost
  * model, trace source, cluster and metrics, runs to the end and writes
- * summary.json, requests.csv and config.json atomically. Invariant: on any
+ * summary.json, requests.csv, timeseries.csv, config.json and timing.json
+ * (wall time: the one output not a function of the inputs) atomically. Invariant: on any
  * error nothing is left in the output directory that was not there, and a
  * directory holding another experiment's config.json is not overwritten
  * unless asked to. */

@@ -436,7 +436,7 @@ typedef struct leaves {
 } leaves_t;
 
 /* The numeric leaves of j under the dotted path path[0..len), in the
- * summary's own order; sim.wall_s and the like are left out. */
+ * summary's own order (what sim_cmp_skipped names is left out). */
 static void flatten(const json_t *j, char *path, size_t len, leaves_t *out)
 {
     if (json_is_object(j)) {

@@ -79,7 +79,7 @@ int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_swee
 
 /* Write out_dir/sweep.csv (columns point, dir, each axis's path, status,
  * error, then every numeric summary leaf by dotted path in first-seen
- * order, sim.wall_s left out) and out_dir/spec.json, atomically. 0 or -1. */
+ * order) and out_dir/spec.json, atomically. 0 or -1. */
 int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
                     sim_err_t *err);
 
