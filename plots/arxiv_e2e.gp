@@ -2,11 +2,13 @@
 # against the arrival rate, per workload and system: the runs of each
 # system's capacity search (experiments/arxiv/e2e.sh), in rate order; the
 # capacity is the highest rate with both of its points under the dashed line.
-# Input: datafile (workload,system,rate_rps,ttft_p90_norm,tbt_p90_norm,ok), outfile, workloads.
+# Input: datafile (workload,system,rate_rps,ttft_p90_norm,tbt_p90_norm,within_slo,
+# read by column name), outfile, workloads.
 n = words(workloads)
 set terminal pngcairo size 420 * n, 700 font ",10" noenhanced
 set output outfile
 set datafile separator ","
+set datafile columnheaders
 set multiplot layout 2, n
 set logscale y
 set grid
@@ -16,9 +18,10 @@ do for [row = 1:2] {
         w = word(workloads, i)
         set title w.(row == 1 ? ": P90 TTFT / SLO" : ": P90 TBT / SLO")
         set xlabel "requests per second"
-        col = row == 1 ? 4 : 5
-        plot for [s in "mooncake_3p1d mooncake_2p2d vllm_4m"] datafile every ::1 using \
-            ((strcol(1) eq w && strcol(2) eq s) ? $3 : NaN):col with linespoints lw 2 pt 7 title s, \
+        y = row == 1 ? "ttft_p90_norm" : "tbt_p90_norm"
+        plot for [s in "mooncake_3p1d mooncake_2p2d vllm_4m"] datafile using \
+            ((strcol("workload") eq w && strcol("system") eq s) ? column("rate_rps") : NaN):(column(y)) \
+            with linespoints lw 2 pt 7 title s, \
             1 with lines dt 2 lc rgb "black" notitle
     }
 }

@@ -2,34 +2,32 @@
 # arXiv Fig. 9: mean prefill load and mean decode load over time on a
 # 20-node cluster under early and under predictive rejection, and the
 # correlation of the two series (negative: anti-phase swings).
-# Loads are sampled every metrics.interval_s (15 s, as in the paper) into
-# timeseries.csv. The correlation and the means cover the arrival window
-# only: the samples from the trace's first to its last arrival
+# The two runs are the points of fig9_fluctuation.sweep.json; loads are
+# sampled every metrics.interval_s (15 s, as in the paper) into each
+# point's timeseries.csv. The correlation and the means cover the arrival
+# window only: the samples from the trace's first to its last arrival
 # (requests.csv's arrival_s, rejected requests included); after the last
 # arrival the cluster only drains, which is pipeline lag, not admission.
 # fig9_fluctuation.csv keeps every sample (in_window marks the window's);
-# columns of both files are read by their header names.
+# sweep.csv (rejections, goodput), requests.csv and timeseries.csv are
+# read by their header names.
 # Writes results/arxiv/fig9_fluctuation.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/fig9_work"
-fresh_dir "$W"
 trace_file conversation_trace >/dev/null
-EXP="$ROOT/experiments/arxiv/fig9_fluctuation.json"
+sweep "$ROOT/experiments/arxiv/fig9_fluctuation.sweep.json" "$W"
 echo "policy,time_s,prefill_load,decode_load,in_window" >"$OUT/fig9_fluctuation.csv"
 echo "| policy | sampling s | samples (arrival window) | arrival window s | correlation (prefill, decode load) | mean prefill load | mean decode load | rejected at arrival | goodput req/s |" >"$W/md"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|" >>"$W/md"
-for p in early predictive; do
-    "$BIN" run "$EXP" --quiet --out "$W/$p" --set admission.policy=$p
+col "$W/sweep.csv" admission.policy dir requests.rejected_at_arrival goodput_rps | while IFS=, read -r p d rej gp; do
     # the arrival window: first and last arrival_s of requests.csv
     win=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
                              if (!("arrival_s" in c)) { print "fig9: requests.csv has no arrival_s" > "/dev/stderr"; exit 1 }
                              next }
                    { a = $c["arrival_s"] + 0; if (n++ == 0 || a < lo) lo = a; if (a > hi) hi = a }
                    END { if (!n) { print "fig9: no requests" > "/dev/stderr"; exit 1 }
-                         printf "%.6f %.6f", lo, hi }' "$W/$p/requests.csv")
-    rej=$(sed -n 's/^ *"rejected_at_arrival": *\([0-9]*\),*$/\1/p' "$W/$p/summary.json")
-    gp=$(sed -n 's/^ *"goodput_rps": *\([0-9.eE+-]*\),*$/\1/p' "$W/$p/summary.json")
+                         printf "%.6f %.6f", lo, hi }' "$W/$d/requests.csv")
     # every sample to the CSV; correlation and means over the window's
     awk -F, -v p="$p" -v win="$win" -v rej="$rej" -v gp="$gp" -v csv="$OUT/fig9_fluctuation.csv" -v md="$W/md" '
         NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
@@ -47,7 +45,7 @@ for p in early predictive; do
               d = sqrt((n * sxx - sx * sx) * (n * syy - sy * sy)); r = (d > 0 ? (n * sxy - sx * sy) / d : 0)
               printf "| %s | %g | %d | %.0f-%.0f | %.3f | %.3f | %.3f | %d | %.3f |\n", p, dt, n, w[1], w[2], r, sx / n, sy / n, rej, gp >> md
               printf "fig9: %s: %d samples every %g s over the arrivals %.0f-%.0f s, correlation %.3f\n", p, n, dt, w[1], w[2], r }' \
-        "$W/$p/timeseries.csv"
+        "$W/$d/timeseries.csv"
 done
 mv "$W/md" "$OUT/fig9_fluctuation.md"
 gnuplot -e "datafile='$OUT/fig9_fluctuation.csv'; outfile='$OUT/fig9_fluctuation.png'" "$ROOT/plots/fig9_fluctuation.gp"

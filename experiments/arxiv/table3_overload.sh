@@ -4,43 +4,29 @@
 # their SLO at peaks (the paper's 2x replay of a trace with about twice as
 # many requests overloads both pools; ours at 2x on 8P + 8D leaves decode
 # at a third of its SLO), and on the paper's 8P + 8D for comparison; plus
-# the load threshold of early and predictive on 10P + 3D. Writes results/arxiv/table3_overload.{csv,md,png}.
+# the load threshold of early and predictive on 10P + 3D. The runs are the
+# points of table3_overload.sweep.json (predictor oracle: the row
+# predictive_oracle), read from the sweep's sweep.csv by column name.
+# Writes results/arxiv/table3_overload.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
 W="$OUT/table3_work"
-fresh_dir "$W"
 trace_file conversation_trace >/dev/null
-EXP="$ROOT/experiments/arxiv/table3_overload.json"
-top() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1/summary.json" | head -1; }
-echo "split,policy,threshold,rejected_at_arrival,rejected_after_prefill,wasted_prefill_gpu_s,goodput_rps,effective_capacity" >"$W/rows.csv"
-row() { # split policy threshold extra-set...
-    sp=$1 pol=$2 th=$3
-    shift 3
-    p=${sp%P*} d=${sp#*P}
-    d=${d%D}
-    pname=$pol
-    extra=""
-    [ "$pol" = predictive_oracle ] && { pname=predictive; extra="--set admission.predictor=oracle"; }
-    r="$W/${sp}_${pol}_$th"
-    # shellcheck disable=SC2086
-    "$BIN" run "$EXP" --quiet --out "$r" --set cluster.prefill=$p --set cluster.decode=$d \
-        --set admission.policy=$pname --set admission.threshold=$th $extra
-    w=$(getnum "$r" prefill wasted_s)
-    echo "$sp,$pol,$th,$(getnum "$r" requests rejected_at_arrival),$(getnum "$r" requests rejected_after_prefill),$(awk -v w="$w" 'BEGIN { printf "%.1f", 8 * w }'),$(top "$r" goodput_rps),$(getnum "$r" slo effective_request_capacity)" >>"$W/rows.csv"
-}
-for sp in 10P3D 8P8D; do
-    for pol in none baseline early predictive predictive_oracle; do
-        row $sp $pol 1
-    done
-done
-for th in 0.8 0.6 0.5; do
-    for pol in early predictive; do
-        row 10P3D $pol $th
-    done
-done
+sweep "$ROOT/experiments/arxiv/table3_overload.sweep.json" "$W"
+{
+    echo "split,policy,threshold,rejected_at_arrival,rejected_after_prefill,wasted_prefill_gpu_s,goodput_rps,effective_capacity"
+    col "$W/sweep.csv" cluster.prefill cluster.decode admission.policy admission.predictor admission.threshold \
+        requests.rejected_at_arrival requests.rejected_after_prefill prefill.wasted_s goodput_rps \
+        slo.effective_request_capacity |
+        awk -F, '{ printf "%sP%sD,%s%s,%s,%s,%s,%.1f,%s,%s\n", $1, $2, $3, ($4 == "oracle" ? "_oracle" : ""), $5, $6, $7, 8 * $8, $9, $10 }'
+} >"$W/rows.csv"
 mv "$W/rows.csv" "$OUT/table3_overload.csv"
-awk -F, 'NR == 1 { next } { printf "| %s | %s | %s | %d | %d | %s | %.3f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' \
-    "$OUT/table3_overload.csv" | { echo "| split | policy | threshold | rejected at arrival | rejected after prefill | wasted prefill GPU-s | goodput req/s | within SLO |"
-      echo "|---|---|---:|---:|---:|---:|---:|---:|"; cat; } >"$OUT/table3_overload.md"
+{
+    echo "| split | policy | threshold | rejected at arrival | rejected after prefill | wasted prefill GPU-s | goodput req/s | within SLO |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    col "$OUT/table3_overload.csv" split policy threshold rejected_at_arrival rejected_after_prefill \
+        wasted_prefill_gpu_s goodput_rps effective_capacity |
+        awk -F, '{ printf "| %s | %s | %s | %d | %d | %s | %.3f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+} >"$OUT/table3_overload.md"
 gnuplot -e "datafile='$OUT/table3_overload.csv'; outfile='$OUT/table3_overload.png'" "$ROOT/plots/table3_overload.gp"
 cat "$OUT/table3_overload.md"
