@@ -3,41 +3,49 @@
 # decoding goes through (prefill stalls per request, the mean length of a
 # stall, the share of requests that see one, the mean decode batch), and
 # the effective request capacity at TBT <= 0.1 s split by whether a request
-# saw a stall; (2) how the capacity at 0.1 s moves with the engine's CPU
-# time per sequence and per step and with the prefill step's token budget.
-# Writes results/fast25/baseline_{stalls,sensitivity}.{csv,md}.
+# saw a stall (capacity_vllm.sweep.json); (2) how the capacity at 0.1 s
+# moves with the engine's CPU time per sequence and per step and with the
+# prefill step's token budget (baseline_<setting>.sweep.json, one setting
+# moved at a time). Writes results/fast25/baseline_{stalls,sensitivity}.{csv,md}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/baseline_work"
+E="$ROOT/experiments/fast25"
+SETTINGS="cpu_per_seq_s cpu_per_step_s prefill_tokens"
 fresh_dir "$W"
-# capacity among requests that saw no stall, and among those that saw one (column 27)
+for t in conversation synthetic; do trace_file ${t}_trace >/dev/null; done
+sweep "$E/capacity_vllm.sweep.json" "$W/stalls"
+for k in $SETTINGS; do sweep "$E/baseline_$k.sweep.json" "$W/$k"; done
+# points SWEEP COLUMN...: "trace,COLUMN...,point folder" per point of the
+# sweep in folder SWEEP, the trace by name (conversation, synthetic)
+points() {
+    w=$1; shift
+    col "$w/sweep.csv" trace.path "$@" dir | awk -F, -v OFS=, -v w="$w" '{
+        sub(/.*\//, "", $1); sub(/_trace\..*/, "", $1); $NF = w "/" $NF; print }'
+}
+# capacity among requests that saw no stall, and among those that saw one
 cap_split() {
-    awk -F, 'NR > 1 { s = ($27 > 0); n[s]++; if ($5 == "completed" && $9 <= 30 && $13 <= 0.1) ok[s]++ }
-        END { printf "%.4f,%.4f", (n[0] ? ok[0] / n[0] : 0), (n[1] ? ok[1] / n[1] : 0) }' "$1"
+    col "$1" prefill_stalls status ttft_s tbt_top10_s | awk -F, '{ s = ($1 > 0); n[s]++; if ($2 == "completed" && $3 <= 30 && $4 <= 0.1) ok[s]++ }
+        END { printf "%.4f,%.4f", (n[0] ? ok[0] / n[0] : 0), (n[1] ? ok[1] / n[1] : 0) }'
 }
 echo "trace,system,mean_batch,stalls_per_request,stall_s_mean,stalled_share,capacity_0.1,capacity_no_stall,capacity_stalled" >"$W/stalls.csv"
+points "$W/stalls" colocated.system decode.mean_batch decode.stalls_per_request decode.stall_s_mean decode.stalled_share |
+    while IFS=, read -r t s batch stalls stall_s share d; do
+        echo "$t,$s,$batch,$stalls,$stall_s,$share,$(capacity "$d/requests.csv" 0.1),$(cap_split "$d/requests.csv")"
+    done >>"$W/stalls.csv"
 echo "trace,system,setting,value,capacity_0.1" >"$W/sens.csv"
 for t in conversation synthetic; do
-    trace_file ${t}_trace >/dev/null
     for s in vllm vllm_pc vllm_cp; do
-        EXP="$ROOT/experiments/fast25/capacity_${t}_$s.json"
-        d="$W/${t}_$s"
-        "$BIN" run "$EXP" --quiet --out "$d"
-        echo "$t,$s,$(getnum "$d" decode mean_batch),$(getnum "$d" decode stalls_per_request),$(getnum "$d" decode stall_s_mean),$(getnum "$d" decode stalled_share),$(capacity "$d/requests.csv" 0.1),$(cap_split "$d/requests.csv")" >>"$W/stalls.csv"
-        for v in 0 0.00005 0.00015 0.0003; do
-            "$BIN" run "$EXP" --quiet --out "${d}_cpu_per_seq_$v" --set colocated.cpu_per_seq_s=$v
-            echo "$t,$s,cpu_per_seq_s,$v,$(capacity "${d}_cpu_per_seq_$v/requests.csv" 0.1)" >>"$W/sens.csv"
+        for k in $SETTINGS; do
+            # the value as a plain decimal (sweep.csv has 5e-05 for 0.00005)
+            points "$W/$k" colocated.system "colocated.$k" | awk -F, -v OFS=, -v t="$t" -v s="$s" '$1 == t && $2 == s {
+                v = sprintf("%.12f", $3); sub(/\.?0+$/, "", v); print v, $4 }' |
+                while IFS=, read -r v d; do
+                    echo "$t,$s,$k,$v,$(capacity "$d/requests.csv" 0.1)"
+                done
         done
-        for v in 0.005 0.01; do
-            "$BIN" run "$EXP" --quiet --out "${d}_cpu_per_step_$v" --set colocated.cpu_per_step_s=$v
-            echo "$t,$s,cpu_per_step_s,$v,$(capacity "${d}_cpu_per_step_$v/requests.csv" 0.1)" >>"$W/sens.csv"
-        done
-        if [ "$s" != vllm_cp ]; then
-            "$BIN" run "$EXP" --quiet --out "${d}_prefill_131072" --set colocated.prefill_tokens=131072
-            echo "$t,$s,prefill_tokens,131072,$(capacity "${d}_prefill_131072/requests.csv" 0.1)" >>"$W/sens.csv"
-        fi
     done
-done
+done >>"$W/sens.csv"
 mv "$W/stalls.csv" "$OUT/baseline_stalls.csv"
 mv "$W/sens.csv" "$OUT/baseline_sensitivity.csv"
 awk -F, 'NR == 1 { next } { printf "| %s | %s | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' \

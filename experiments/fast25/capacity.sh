@@ -4,34 +4,33 @@
 # share of all requests with TTFT <= 30 s and TBT (mean of a request's
 # longest 10% of intervals) <= 0.1, 0.2 and 0.3 s, and the mean prefill GPU
 # time per request (8 GPUs x node-seconds). Mooncake runs once per TBT SLO
-# (its Conductor and inlining use it); the vLLM baselines ignore SLOs, so
-# one run serves all three. Writes results/fast25/capacity.{csv,md,png}.
+# (its Conductor and inlining use it: capacity_mooncake.sweep.json); the
+# vLLM baselines ignore SLOs, so one run serves all three
+# (capacity_vllm.sweep.json). Writes results/fast25/capacity.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/capacity_work"
 fresh_dir "$W"
-gpu_s() { # mean prefill GPU-seconds per request
-    busy=$(sed -n '/"prefill": {/,/}/s/^ *"busy_s": *\([0-9.eE+-]*\),*$/\1/p' "$1/summary.json")
-    n=$(sed -n '/"requests": {/,/}/s/^ *"total": *\([0-9]*\),*$/\1/p' "$1/summary.json")
-    awk -v b="$busy" -v n="$n" 'BEGIN { printf "%.2f", 8 * b / n }'
+for t in conversation synthetic; do trace_file ${t}_trace >/dev/null; done
+sweep "$ROOT/experiments/fast25/capacity_mooncake.sweep.json" "$W/mooncake"
+sweep "$ROOT/experiments/fast25/capacity_vllm.sweep.json" "$W/vllm"
+# points SWEEP AXIS TRACE: "AXIS value,point folder,mean prefill GPU-s per
+# request" per point of the sweep in folder SWEEP on TRACE
+points() {
+    col "$1/sweep.csv" trace.path "$2" dir prefill.busy_s requests.total |
+        awk -F, -v w="$1" -v t="$3" '$1 ~ "/" t "_trace" { printf "%s,%s/%s,%.2f\n", $2, w, $3, 8 * $4 / $5 }'
 }
 echo "trace,system,tbt_slo_s,effective_capacity,prefill_gpu_s_per_request" >"$W/rows.csv"
 for t in conversation synthetic; do
-    trace_file ${t}_trace >/dev/null
-    for s in mooncake vllm vllm_pc vllm_cp; do
-        EXP="$ROOT/experiments/fast25/capacity_${t}_$s.json"
+    points "$W/mooncake" slo.tbt_s "$t" | while IFS=, read -r tbt d g; do
+        echo "$t,mooncake,$tbt,$(capacity "$d/requests.csv" "$tbt"),$g"
+    done
+    points "$W/vllm" colocated.system "$t" | while IFS=, read -r s d g; do
         for tbt in 0.1 0.2 0.3; do
-            dir="$W/${t}_$s"
-            if [ "$s" = mooncake ]; then
-                dir="$W/${t}_${s}_$tbt"
-                "$BIN" run "$EXP" --quiet --out "$dir" --set slo.tbt_s=$tbt
-            elif [ "$tbt" = 0.1 ]; then
-                "$BIN" run "$EXP" --quiet --out "$dir"
-            fi
-            echo "$t,$s,$tbt,$(capacity "$dir/requests.csv" $tbt),$(gpu_s "$dir")" >>"$W/rows.csv"
+            echo "$t,$s,$tbt,$(capacity "$d/requests.csv" "$tbt"),$g"
         done
     done
-done
+done >>"$W/rows.csv"
 mv "$W/rows.csv" "$OUT/capacity.csv"
 awk -F, 'NR == 1 { next } { k = $1 "," $2; if (!(k in seen)) { seen[k] = 1; keys[++n] = k; g[k] = $5 } v[k, $3] = $4 }
     END { print "| trace | system | TBT <= 0.1 s | TBT <= 0.2 s | TBT <= 0.3 s | prefill GPU-s / request |";
