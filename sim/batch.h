@@ -1,12 +1,14 @@
 /* sim/batch.h: internal to sim/decode.c and sim/colocated.c: a running
  * batch of an instance that produces one token per request per iteration.
- * Members sit in a min-heap on (finish_iter, id), a total order, so the
- * next to finish is on top; each member's heap_pos is its index. The
- * instance logs iteration end times in a ring, so a finishing request's
- * token intervals are read back without per-token events or allocations. */
+ * Members sit in a min-heap (sim/heap.h) on (finish_iter, id), a total
+ * order, so the next to finish is on top; each member's heap_pos is its
+ * index. The instance logs iteration end times in a ring, so a finishing
+ * request's token intervals are read back without per-token events or
+ * allocations. */
 #ifndef SIM_BATCH_H
 #define SIM_BATCH_H
 
+#include "sim/heap.h"
 #include "sim/request.h"
 
 typedef struct sim_batch {
@@ -17,70 +19,30 @@ typedef struct sim_batch {
     size_t ring_cap;
 } sim_batch_t;
 
-static inline int sim_batch_less(const sim_req_t *x, const sim_req_t *y)
+/* Heap order on members: (finish_iter, id), a total order. */
+static inline int sim_batch_less(sim_req_t *const *a, sim_req_t *const *b)
 {
+    const sim_req_t *x = *a, *y = *b;
     return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
 }
 
-static inline void sim_batch_set(sim_batch_t *b, size_t i, sim_req_t *r)
-{
-    b->heap[i] = r;
-    r->heap_pos = i;
-}
+/* Keep each member's heap_pos its index, for sim_batch_remove. */
+static inline void sim_batch_placed(sim_req_t **h, size_t i) { h[i]->heap_pos = i; }
 
-/* Move heap[i] up / down to its place. */
-static inline void sim_batch_up(sim_batch_t *b, size_t i)
-{
-    sim_req_t *r = b->heap[i];
-    while (i > 0 && sim_batch_less(r, b->heap[(i - 1) / 2])) {
-        sim_batch_set(b, i, b->heap[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    sim_batch_set(b, i, r);
-}
-
-static inline void sim_batch_down(sim_batch_t *b, size_t i)
-{
-    sim_req_t *r = b->heap[i];
-    for (;;) {
-        size_t ch = 2 * i + 1;
-        if (ch >= b->n)
-            break;
-        if (ch + 1 < b->n && sim_batch_less(b->heap[ch + 1], b->heap[ch]))
-            ch++;
-        if (!sim_batch_less(b->heap[ch], r))
-            break;
-        sim_batch_set(b, i, b->heap[ch]);
-        i = ch;
-    }
-    sim_batch_set(b, i, r);
-}
+SIM_HEAP_DEFINE(sim_batch_heap, sim_req_t *, sim_batch_less, sim_batch_placed)
 
 static inline void sim_batch_push(sim_batch_t *b, sim_req_t *r)
 {
-    sim_grow((void **)&b->heap, &b->cap, b->n + 1, sizeof *b->heap, "batch");
-    b->heap[b->n] = r;
-    sim_batch_up(b, b->n++);
+    sim_batch_heap_push(&b->heap, &b->n, &b->cap, r, "batch");
 }
 
 /* Take r (a member) out of the heap. */
 static inline void sim_batch_remove(sim_batch_t *b, sim_req_t *r)
 {
-    size_t i = r->heap_pos;
-    sim_req_t *last = b->heap[--b->n];
-    if (i < b->n) {
-        sim_batch_set(b, i, last);
-        sim_batch_down(b, i);
-        sim_batch_up(b, last->heap_pos);
-    }
+    sim_batch_heap_remove(b->heap, &b->n, r->heap_pos);
 }
 
-static inline sim_req_t *sim_batch_pop(sim_batch_t *b)
-{
-    sim_req_t *top = b->heap[0];
-    sim_batch_remove(b, top);
-    return top;
-}
+static inline sim_req_t *sim_batch_pop(sim_batch_t *b) { return sim_batch_heap_pop(b->heap, &b->n); }
 
 /* Make the ring hold at least need iterations, keeping the entries of the
  * last old-capacity iterations. */

@@ -8,6 +8,7 @@
  * HBM prefix cache (LRU) holds prompt blocks in the VRAM running requests
  * do not use. Invariant: kv_used is the context of running requests. */
 #include "sim/cluster_int.h"
+#include "sim/reqq.h"
 
 #include <math.h>
 #include <string.h>
@@ -83,29 +84,15 @@ static void step_done(void *ctx, void *obj, int64_t arg);
 
 static void wait_push(coloc_inst_t *o, sim_req_t *r, int front)
 {
-    r->next = NULL;
-    if (front) {
-        r->next = o->wait_head;
-        o->wait_head = r;
-        if (!o->wait_tail)
-            o->wait_tail = r;
-    } else {
-        if (o->wait_tail)
-            o->wait_tail->next = r;
-        else
-            o->wait_head = r;
-        o->wait_tail = r;
-    }
+    if (front)
+        sim_reqq_push_front(&o->wait_head, &o->wait_tail, r);
+    else
+        sim_reqq_push_back(&o->wait_head, &o->wait_tail, r);
 }
 
 static sim_req_t *wait_pop(coloc_inst_t *o)
 {
-    sim_req_t *r = o->wait_head;
-    o->wait_head = r->next;
-    if (!o->wait_head)
-        o->wait_tail = NULL;
-    r->next = NULL;
-    return r;
+    return sim_reqq_pop_front(&o->wait_head, &o->wait_tail);
 }
 
 /* Context a prompt needs computed: the prompt, plus what it generated

@@ -4,6 +4,7 @@
  * boundary when a slot and VRAM for its whole KV (input + output) are free.
  * The batch and its ring of iteration end times are in sim/batch.h. */
 #include "sim/cluster_int.h"
+#include "sim/reqq.h"
 
 #include <math.h>
 
@@ -29,12 +30,7 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg);
 /* Queue r for a batch slot (its KV is in VRAM). */
 static void wait_append(decode_inst_t *d, sim_req_t *r)
 {
-    r->next = NULL;
-    if (d->wait_tail)
-        d->wait_tail->next = r;
-    else
-        d->wait_head = r;
-    d->wait_tail = r;
+    sim_reqq_push_back(&d->wait_head, &d->wait_tail, r);
 }
 
 /* Admit waiting requests in FIFO order while the batch has a slot and the
@@ -47,11 +43,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
     SIM_ASSERT(!d->running);
     if (d->inline_head) {
         /* A short prefill runs between iterations: the batch waits. */
-        sim_req_t *r = d->inline_head;
-        d->inline_head = r->next;
-        if (!d->inline_head)
-            d->inline_tail = NULL;
-        r->next = NULL;
+        sim_req_t *r = sim_reqq_pop_front(&d->inline_head, &d->inline_tail);
         r->prefill_start_ns = sim_evq_now(c->evq);
         sim_time_t t = model_cost_prefill_ns(c->a.cost, r->input_tok, 0);
         sim_metrics_prefill_busy(c->m, t);
@@ -64,10 +56,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         int64_t need = r->input_tok + r->output_tok;
         if (d->kv_used_tok + need > c->kv_cap_tok)
             break;
-        d->wait_head = r->next;
-        if (!d->wait_head)
-            d->wait_tail = NULL;
-        r->next = NULL;
+        sim_reqq_pop_front(&d->wait_head, &d->wait_tail);
         sim_cluster_inbound(c, r, 0);
         r->decode_join_ns = sim_evq_now(c->evq);
         r->join_iter = d->b.iter;
@@ -154,12 +143,7 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
 {
     decode_inst_t *d = &c->dc[r->decode_inst];
     sim_cluster_inbound(c, r, 1);
-    r->next = NULL;
-    if (d->inline_tail)
-        d->inline_tail->next = r;
-    else
-        d->inline_head = r;
-    d->inline_tail = r;
+    sim_reqq_push_back(&d->inline_head, &d->inline_tail, r);
     if (!d->running)
         decode_kick(c, d);
 }

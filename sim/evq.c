@@ -1,7 +1,10 @@
-/* sim/evq.c: binary min-heap of (time, seq, slot) keys over a slab of event
- * records recycled through a free list. A record's generation changes each
- * time it is reused, so a stale id never cancels a newer event. */
+/* sim/evq.c: a min-heap (sim/heap.h) of (time, seq, slot) keys over a
+ * slab of event records recycled through a free list. A record's
+ * generation changes each time it is reused, so a stale id never cancels a
+ * newer event. */
 #include "sim/evq.h"
+
+#include "sim/heap.h"
 
 typedef struct ev_rec {
     sim_event_fn fn;
@@ -60,35 +63,7 @@ static int key_less(const ev_key_t *a, const ev_key_t *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static void sift_up(ev_key_t *h, size_t i)
-{
-    ev_key_t k = h[i];
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!key_less(&k, &h[p]))
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = k;
-}
-
-static void sift_down(ev_key_t *h, size_t n, size_t i)
-{
-    ev_key_t k = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && key_less(&h[c + 1], &h[c]))
-            c++;
-        if (!key_less(&h[c], &k))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = k;
-}
+SIM_HEAP_DEFINE(ev_heap, ev_key_t, key_less, SIM_HEAP_UNTRACKED)
 
 static uint32_t rec_alloc(sim_evq_t *q)
 {
@@ -123,10 +98,8 @@ sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *
     r->arg = arg;
     r->live = 1;
     r->cancelled = 0;
-    sim_grow((void **)&q->heap, &q->cap_heap, q->n_heap + 1, sizeof *q->heap, "evq heap");
-    q->heap[q->n_heap] = (ev_key_t){.t = t_ns, .seq = q->seq++, .slot = s};
-    sift_up(q->heap, q->n_heap);
-    q->n_heap++;
+    ev_heap_push(&q->heap, &q->n_heap, &q->cap_heap,
+                 (ev_key_t){.t = t_ns, .seq = q->seq++, .slot = s}, "evq heap");
     q->n_live++;
     /* gen + 1 keeps ids nonzero. */
     return ((uint64_t)(r->gen + 1u) << 32) | s;
@@ -157,12 +130,7 @@ int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
 int sim_evq_step(sim_evq_t *q)
 {
     while (q->n_heap > 0) {
-        ev_key_t top = q->heap[0];
-        q->n_heap--;
-        if (q->n_heap > 0) {
-            q->heap[0] = q->heap[q->n_heap];
-            sift_down(q->heap, q->n_heap, 0);
-        }
+        ev_key_t top = ev_heap_pop(q->heap, &q->n_heap);
         ev_rec_t *r = &q->recs[top.slot];
         if (r->cancelled) {
             rec_release(q, top.slot);

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "sim/heap.h"
 #include "sim/hmap.h"
 #include "sim/util.h"
 
@@ -131,35 +132,7 @@ static int hless(const kv_hnode_t *x, const kv_hnode_t *y)
     return x->id < y->id;
 }
 
-static void sift_up(kv_hnode_t *h, size_t i)
-{
-    kv_hnode_t x = h[i];
-    while (i > 0) {
-        size_t up = (i - 1) / 2;
-        if (!hless(&x, &h[up]))
-            break;
-        h[i] = h[up];
-        i = up;
-    }
-    h[i] = x;
-}
-
-static void sift_down(kv_hnode_t *h, size_t n, size_t i)
-{
-    kv_hnode_t x = h[i];
-    for (;;) {
-        size_t ch = 2 * i + 1;
-        if (ch >= n)
-            break;
-        if (ch + 1 < n && hless(&h[ch + 1], &h[ch]))
-            ch++;
-        if (!hless(&h[ch], &x))
-            break;
-        h[i] = h[ch];
-        i = ch;
-    }
-    h[i] = x;
-}
+SIM_HEAP_DEFINE(kv_heap, kv_hnode_t, hless, SIM_HEAP_UNTRACKED)
 
 static int live_node(const sim_kvpool_t *p, const kv_hnode_t *n)
 {
@@ -173,8 +146,7 @@ static void heap_compact(sim_kvpool_t *p, kv_tier_t *t)
         if (live_node(p, &t->heap[i]))
             t->heap[k++] = t->heap[i];
     t->n_heap = k;
-    for (size_t i = k / 2; i-- > 0;)
-        sift_down(t->heap, k, i);
+    kv_heap_heapify(t->heap, k);
 }
 
 static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
@@ -182,22 +154,15 @@ static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     const kv_entry_t *x = &p->e[ei];
     if (t->n_heap >= 2 * (size_t)t->n_ordered + 64)
         heap_compact(p, t);
-    sim_grow((void **)&t->heap, &t->cap_heap, t->n_heap + 1, sizeof *t->heap, "kvpool heap");
-    kv_hnode_t *n = &t->heap[t->n_heap];
-    p->policy->key(&x->st, n->key);
-    n->id = x->id;
-    n->ei = ei;
-    n->gen = x->gen;
-    sift_up(t->heap, t->n_heap++);
+    kv_hnode_t n = {.id = x->id, .ei = ei, .gen = x->gen};
+    p->policy->key(&x->st, n.key);
+    kv_heap_push(&t->heap, &t->n_heap, &t->cap_heap, n, "kvpool heap");
 }
 
 static uint32_t heap_pop(sim_kvpool_t *p, kv_tier_t *t)
 {
     while (t->n_heap > 0) {
-        kv_hnode_t top = t->heap[0];
-        t->heap[0] = t->heap[--t->n_heap];
-        if (t->n_heap > 0)
-            sift_down(t->heap, t->n_heap, 0);
+        kv_hnode_t top = kv_heap_pop(t->heap, &t->n_heap);
         if (live_node(p, &top))
             return top.ei;
     }

@@ -7,6 +7,7 @@
  * group of G nodes runs long prompts as a chunked pipeline (CPP): chunks
  * flow through G stages of layers, activations crossing the network. */
 #include "sim/cluster_int.h"
+#include "sim/reqq.h"
 
 #include <math.h>
 #include <string.h>
@@ -300,11 +301,7 @@ static void prefill_kick(sim_cluster_t *c, int i)
     prefill_inst_t *p = &c->pf[i];
     if (p->running || !p->head || p->head->fetch_pending)
         return;
-    sim_req_t *r = p->head;
-    p->head = r->next;
-    if (!p->head)
-        p->tail = NULL;
-    r->next = NULL;
+    sim_req_t *r = sim_reqq_pop_front(&p->head, &p->tail);
     p->queued_pred_ns -= r->pred_prefill_ns;
     prefill_plan_t pl;
     plan_prefill(c, i, r, 0, &pl);
@@ -433,11 +430,7 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
     }
     r->pred_prefill_ns = sim_prefill_predict_ns(c, i, r, lead_after);
     p->queued_pred_ns += r->pred_prefill_ns;
-    if (p->tail)
-        p->tail->next = r;
-    else
-        p->head = r;
-    p->tail = r;
+    sim_reqq_push_back(&p->head, &p->tail, r);
     prefill_kick(c, i);
 }
 

@@ -74,7 +74,7 @@ typedef struct sim_req {
     sim_req_status_t status;
     /* TBT statistics over its output_tok - 1 token intervals (seconds). */
     double tbt_mean_s, tbt_p90_s, tbt_max_s, tbt_top10_s;
-    struct sim_req *next; /* FIFO link in the queue it waits in */
+    struct sim_req *next; /* FIFO link in the queue it waits in (sim/reqq.h) */
     struct sim_req *live_prev, *live_next; /* the cluster's list of live requests */
 } sim_req_t;
 
