@@ -3,7 +3,6 @@
  * bisection core shared with the SLO search). */
 #include "sim/cmd.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 
 #include "sim/jsonx.h"
 #include "sim/mpi.h"
+#include "sim/opts.h"
 #include "sim/out.h"
 #include "sim/run.h"
 #include "sim/search.h"
@@ -25,6 +25,22 @@ static int usage(const char *cmd, const char *msg)
 {
     fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
     return EXIT_USAGE;
+}
+
+/* The ids of the options of sweep and capacity (tables: sim/opts.h). */
+enum opt_id {
+    OPT_HELP, OPT_OUT, OPT_QUIET, OPT_JOBS, OPT_FORCE, OPT_DRY_RUN,
+    OPT_VARY, OPT_TARGET, OPT_LO, OPT_HI, OPT_TOL, OPT_MAXP, OPT_SET, OPT_SEED,
+};
+
+/* --help: usage and description, the option lines from opts, then tail
+ * (may be ""). Returns exit status 0. */
+static int print_help(const char *usage, const sim_opt_t *opts, const char *tail)
+{
+    fputs(usage, stdout);
+    sim_opts_print(stdout, opts);
+    fputs(tail, stdout);
+    return 0;
 }
 
 static double mono_s(void)
@@ -60,7 +76,7 @@ static void default_out(const char *spec, const char *suffix, char *buf, size_t 
 
 /* ---- sweep ---- */
 
-static const char sweep_help[] =
+static const char sweep_usage[] =
     "usage: mooncake-sim sweep SPEC.json [options]\n"
     "Run every point of a sweep: a base experiment, overrides for every point and\n"
     "axes of values. SPEC.json (strict JSON):\n"
@@ -79,15 +95,27 @@ static const char sweep_help[] =
     "with its error and does not stop the others.\n"
     "Across machines: mpirun -n K mooncake-sim sweep SPEC.json splits the points over\n"
     "the ranks (point i on rank i mod K) and gathers the rows on rank 0, which writes\n"
-    "sweep.csv and spec.json; DIR must be on a file system every rank sees.\n\n"
-    "  -o, --out DIR   output directory (default results/<SPEC name>)\n"
-    "  -j, --jobs N    worker threads (default: the cores of the machine, shared by\n"
-    "                  the ranks on it)\n"
-    "  -f, --force     write into DIR even when it holds a different sweep\n"
-    "  -n, --dry-run   list the points (directory and overrides) and stop\n"
-    "  -q, --quiet     no progress line, failure lines or closing line\n"
-    "  -h, --help      this help\n"
+    "sweep.csv and spec.json; DIR must be on a file system every rank sees.\n\n";
+
+static const sim_opt_t sweep_opts[] = {
+    {OPT_OUT, "out", 'o', "DIR", "output directory (default results/<SPEC name>)"},
+    {OPT_JOBS, "jobs", 'j', "N",
+     "worker threads (default: the cores of the machine, shared by\nthe ranks on it)"},
+    {OPT_FORCE, "force", 'f', NULL, "write into DIR even when it holds a different sweep"},
+    {OPT_DRY_RUN, "dry-run", 'n', NULL, "list the points (directory and overrides) and stop"},
+    {OPT_QUIET, "quiet", 'q', NULL, "no progress line, failure lines or closing line"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
+
+static const char sweep_tail[] =
     "Exit status: 0 every point ran, 1 some point failed, 2 bad spec or options.\n";
+
+/* sweep's command line as given. */
+typedef struct sweep_cli {
+    const char *out;
+    int jobs, force, dry, quiet;
+} sweep_cli_t;
 
 static void list_points(const sim_sweep_spec_t *s)
 {
@@ -104,37 +132,85 @@ static void list_points(const sim_sweep_spec_t *s)
     sim_free(idx);
 }
 
-int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
+/* sweep's options and operand check into c: -1 to go on, else the exit
+ * status. */
+static int sweep_parse(int argc, char **argv, sweep_cli_t *c)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'}, {"jobs", required_argument, NULL, 'j'},
-        {"force", no_argument, NULL, 'f'},     {"dry-run", no_argument, NULL, 'n'},
-        {"quiet", no_argument, NULL, 'q'},     {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *out = NULL;
-    int jobs = 0, force = 0, dry = 0, quiet = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:j:fnqh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'j':
-            if (opt_int("jobs", optarg, 4096, &jobs) != 0) {
+    const char *arg;
+    int id, rc = -1;
+    sim_opts_t *op = sim_opts_new(sweep_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_OUT: c->out = arg; break;
+        case OPT_JOBS:
+            if (opt_int("jobs", arg, 4096, &c->jobs) != 0) {
                 fprintf(stderr, "mooncake-sim sweep: --jobs %s: expected an integer in [1, 4096]\n",
-                        optarg);
-                return EXIT_USAGE;
+                        arg);
+                rc = EXIT_USAGE;
             }
             break;
-        case 'f': force = 1; break;
-        case 'n': dry = 1; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(sweep_help, stdout); return 0;
-        default: return usage("sweep", "bad option");
+        case OPT_FORCE: c->force = 1; break;
+        case OPT_DRY_RUN: c->dry = 1; break;
+        case OPT_QUIET: c->quiet = 1; break;
+        case OPT_HELP: rc = print_help(sweep_usage, sweep_opts, sweep_tail); break;
+        default: rc = usage("sweep", "bad option"); break;
         }
     }
-    if (optind != argc - 1)
-        return usage("sweep", "expected exactly one sweep spec");
-    const char *path = argv[optind];
+    sim_opts_free(op);
+    if (rc < 0 && optind != argc - 1)
+        rc = usage("sweep", "expected exactly one sweep spec");
+    return rc;
+}
+
+/* Run this rank's points of spec (started at t0), gather them on rank 0,
+ * which writes DIR out and the closing line; the exit status, the same on
+ * every rank. */
+static int sweep_points(const sim_sweep_spec_t *spec, const sweep_cli_t *c, const char *out,
+                        const char *data_dir, int rank, int n_ranks, double t0)
+{
+    int jobs = c->jobs, rc = 0;
+    sim_err_t err;
+    if (!jobs) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int local = sim_mpi_local_ranks();
+        jobs = cores > local ? (int)(cores / local) : 1;
+    }
+    sim_sweep_result_t *res = sim_xcalloc((size_t)spec->n_points, sizeof *res, "sweep results");
+    sim_sweep_opts_t so = {.out_dir = out, .data_dir = data_dir, .jobs = jobs,
+                           .progress = !c->quiet, .rank = rank, .n_ranks = n_ranks};
+    sim_sweep_run(spec, &so, res);
+    if (sim_mpi_gather(spec, res, rank, n_ranks, &err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
+        rc = 1;
+    } else if (rank == 0) {
+        int failed = 0;
+        for (int i = 0; i < spec->n_points; i++)
+            failed += res[i].failed;
+        if (sim_sweep_write(spec, res, out, &err) != 0) {
+            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
+            rc = 1;
+        } else {
+            rc = failed ? 1 : 0;
+            if (!c->quiet)
+                printf("sweep: %d points, %d failed, %.2f s wall (%d rank%s x %d worker%s); "
+                       "%s/sweep.csv\n",
+                       spec->n_points, failed, mono_s() - t0, n_ranks, n_ranks == 1 ? "" : "s",
+                       jobs, jobs == 1 ? "" : "s", out);
+        }
+    }
+    sim_sweep_results_free(res, spec->n_points);
+    sim_free(res);
+    return sim_mpi_bcast_int(rc);
+}
+
+int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
+{
+    sweep_cli_t c = {0};
+    int rc = sweep_parse(argc, argv, &c);
+    if (rc >= 0)
+        return rc;
+    const char *path = argv[optind], *out = c.out;
     int rank, n_ranks;
     if (sim_mpi_init(&rank, &n_ranks) != 0) {
         fprintf(stderr, "mooncake-sim sweep: started by an MPI launcher with several ranks, but "
@@ -146,8 +222,7 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
     sim_sweep_spec_t spec;
     sim_err_t err;
     char outbuf[PATH_MAX];
-    int rc = EXIT_USAGE;
-    sim_sweep_result_t *res = NULL;
+    rc = EXIT_USAGE;
     if (sim_sweep_spec_load(&spec, path, &err) != 0) {
         if (rank == 0)
             fprintf(stderr, "mooncake-sim: %s\n", err.msg);
@@ -158,55 +233,20 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
         default_out(path, "", outbuf, sizeof outbuf);
         out = outbuf;
     }
-    if (dry) {
+    if (c.dry) {
         if (rank == 0)
             list_points(&spec);
         rc = 0;
         goto done;
     }
     int ok = 1;
-    if (rank == 0 && !force && sim_sweep_check_out(&spec, out, &err) != 0) {
+    if (rank == 0 && !c.force && sim_sweep_check_out(&spec, out, &err) != 0) {
         fprintf(stderr, "mooncake-sim: %s\n", err.msg);
         ok = 0;
     }
-    if (!sim_mpi_bcast_int(ok))
-        goto done;
-    if (!jobs) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int local = sim_mpi_local_ranks();
-        jobs = cores > local ? (int)(cores / local) : 1;
-    }
-    res = sim_xcalloc((size_t)spec.n_points, sizeof *res, "sweep results");
-    sim_sweep_opts_t so = {.out_dir = out, .data_dir = data_dir, .jobs = jobs,
-                           .progress = !quiet, .rank = rank, .n_ranks = n_ranks};
-    sim_sweep_run(&spec, &so, res);
-    if (sim_mpi_gather(&spec, res, rank, n_ranks, &err) != 0) {
-        if (rank == 0)
-            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
-        rc = sim_mpi_bcast_int(1);
-        goto done;
-    }
-    if (rank == 0) {
-        int failed = 0;
-        for (int i = 0; i < spec.n_points; i++)
-            failed += res[i].failed;
-        if (sim_sweep_write(&spec, res, out, &err) != 0) {
-            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
-            rc = 1;
-        } else {
-            rc = failed ? 1 : 0;
-            if (!quiet)
-                printf("sweep: %d points, %d failed, %.2f s wall (%d rank%s x %d worker%s); "
-                       "%s/sweep.csv\n",
-                       spec.n_points, failed, mono_s() - t0, n_ranks, n_ranks == 1 ? "" : "s",
-                       jobs, jobs == 1 ? "" : "s", out);
-        }
-    }
-    rc = sim_mpi_bcast_int(rc);
+    if (sim_mpi_bcast_int(ok))
+        rc = sweep_points(&spec, &c, out, data_dir, rank, n_ranks, t0);
 done:
-    if (res)
-        sim_sweep_results_free(res, spec.n_points);
-    sim_free(res);
     sim_sweep_spec_free(&spec);
     sim_mpi_finalize();
     return rc;
@@ -214,7 +254,7 @@ done:
 
 /* ---- capacity ---- */
 
-static const char capacity_help[] =
+static const char capacity_usage[] =
     "usage: mooncake-sim capacity EXP.json --vary KEY --target METRIC>=X [options]\n"
     "The highest value of a numeric config key (KEY: trace.speed, trace.generator.\n"
     "rate_rps, ...) at which the run's METRIC (a number of summary.json by dotted path:\n"
@@ -225,18 +265,30 @@ static const char capacity_help[] =
     "met, then at midpoints until (hi - lo) / lo <= tol. Each run is the experiment as\n"
     "configured but for KEY: a generated trace keeps its trace.generator.requests.\n"
     "Prints the value; writes DIR/probes.csv (one row per run, in the order run) and\n"
-    "DIR/capacity.json. Same inputs, same outputs, byte for byte.\n\n"
-    "  -v, --vary KEY        the numeric config key varied (required)\n"
-    "  -T, --target M>=X     the target (required)\n"
-    "  -l, --lo X            first value, which must meet the target (default EXP's)\n"
-    "  -H, --hi Y            first upper bound tried (default 2 lo)\n"
-    "  -t, --tol T           relative tolerance (default 0.02)\n"
-    "      --max-probes N    hard cap on runs, bracketing included (default 30)\n"
-    "  -S, --set PATH=VAL    override one config value (repeatable)\n"
-    "  -s, --seed N          master seed\n"
-    "  -o, --out DIR         output directory (default results/<name>-capacity)\n"
-    "  -q, --quiet           no progress lines on stderr\n"
-    "  -h, --help            this help\n";
+    "DIR/capacity.json. Same inputs, same outputs, byte for byte.\n\n";
+
+static const sim_opt_t capacity_opts[] = {
+    {OPT_VARY, "vary", 'v', "KEY", "the numeric config key varied (required)"},
+    {OPT_TARGET, "target", 'T', "M>=X", "the target (required)"},
+    {OPT_LO, "lo", 'l', "X", "first value, which must meet the target (default EXP's)"},
+    {OPT_HI, "hi", 'H', "Y", "first upper bound tried (default 2 lo)"},
+    {OPT_TOL, "tol", 't', "T", "relative tolerance (default 0.02)"},
+    {OPT_MAXP, "max-probes", 0, "N", "hard cap on runs, bracketing included (default 30)"},
+    {OPT_SET, "set", 'S', "PATH=VAL", "override one config value (repeatable)"},
+    {OPT_SEED, "seed", 's', "N", "master seed"},
+    {OPT_OUT, "out", 'o', "DIR", "output directory (default results/<name>-capacity)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "no progress lines on stderr"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
+
+/* capacity's command line as given. */
+typedef struct cap_cli {
+    const char *key, *target, *lo_t, *hi_t, *out, *seed;
+    const char **sets; /* n_sets of them */
+    int n_sets, quiet;
+    sim_search_args_t a; /* tol and max_probes from the options */
+} cap_cli_t;
 
 typedef enum { OP_GE, OP_LE, OP_GT, OP_LT } op_t;
 static const char *const op_text[] = {">=", "<=", ">", "<"};
@@ -327,7 +379,7 @@ static int cap_write(const char *dir, const cap_ctx_t *c, const sim_search_args_
     fprintf(f.f, "probe,value,requests,%s,pass\n", c->metric);
     for (int i = 0; i < r->n_probes; i++) {
         char m[40];
-        sim_sweep_fmt_num(r->probes[i].metric, m, sizeof m);
+        sim_fmt_shortest(r->probes[i].metric, m, sizeof m);
         fprintf(f.f, "%d,%.9g,%lld,%s,%d\n", i, r->probes[i].value,
                 (long long)r->probes[i].requests, m, r->probes[i].pass);
     }
@@ -362,61 +414,135 @@ fail:
     return -1;
 }
 
+/* One option of capacity (sim_opts_next's id and arg) into c: -1 to go on,
+ * else the exit status. */
+static int cap_opt(cap_cli_t *c, int id, const char *arg)
+{
+    char *end;
+    switch (id) {
+    case OPT_VARY: c->key = arg; break;
+    case OPT_TARGET: c->target = arg; break;
+    case OPT_LO: c->lo_t = arg; break;
+    case OPT_HI: c->hi_t = arg; break;
+    case OPT_TOL:
+        c->a.tol = strtod(arg, &end);
+        if (end == arg || *end || !(c->a.tol > 0 && c->a.tol < 1))
+            return usage("capacity", "--tol: expected a number in (0, 1)");
+        break;
+    case OPT_MAXP:
+        if (opt_int("max-probes", arg, 1000, &c->a.max_probes) != 0 || c->a.max_probes < 2)
+            return usage("capacity", "--max-probes: expected an integer in [2, 1000]");
+        break;
+    case OPT_SET: c->sets[c->n_sets++] = arg; break;
+    case OPT_SEED: c->seed = arg; break;
+    case OPT_OUT: c->out = arg; break;
+    case OPT_QUIET: c->quiet = 1; break;
+    case OPT_HELP: return print_help(capacity_usage, capacity_opts, "");
+    default: return usage("capacity", "bad option");
+    }
+    return -1;
+}
+
+/* capacity's options and operand check into c (c->sets has room for
+ * argc): -1 to go on, else the exit status. */
+static int cap_parse(int argc, char **argv, cap_cli_t *c)
+{
+    const char *arg;
+    int id, rc = -1;
+    sim_opts_t *op = sim_opts_new(capacity_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END)
+        rc = cap_opt(c, id, arg);
+    sim_opts_free(op);
+    if (rc >= 0)
+        return rc;
+    if (optind != argc - 1)
+        return usage("capacity", "expected exactly one experiment file");
+    if (!c->key || !c->target)
+        return usage("capacity", "--vary KEY and --target METRIC>=X are required");
+    return -1;
+}
+
+/* EXP (src) with --set and --seed applied and validated, into base; 0 or -1. */
+static int cap_load(const cap_cli_t *c, const char *src, sim_config_t *base, sim_err_t *err)
+{
+    sim_config_defaults(base);
+    if (sim_config_load(base, src, err) != 0)
+        return -1;
+    for (int i = 0; i < c->n_sets; i++)
+        if (sim_config_set(base, c->sets[i], err) != 0)
+            return -1;
+    if (c->seed) {
+        char as[64];
+        snprintf(as, sizeof as, "seed=%.40s", c->seed);
+        if (sim_config_set(base, as, err) != 0)
+            return sim_errf(err, "--seed %s: expected an integer in [0, 2^53]", c->seed);
+    }
+    return sim_config_validate(base, src, err);
+}
+
+/* c->a.lo and hi from --lo/--hi, else from the key's value in base; 0 or
+ * -1. */
+static int cap_bounds(cap_cli_t *c, const sim_config_t *base, int integer, sim_err_t *err)
+{
+    sim_search_args_t *a = &c->a;
+    char *end;
+    /* The key's current value, read back through the effective config. */
+    json_t *cj = sim_config_to_json(base);
+    double cur = 0;
+    int have = lookup(cj, c->key, &cur) == 0;
+    json_decref(cj);
+    const char *bad_bound = NULL;
+    if (c->lo_t) {
+        a->lo = strtod(c->lo_t, &end);
+        if (end == c->lo_t || *end)
+            a->lo = -1;
+    } else {
+        a->lo = have ? cur : -1;
+    }
+    if (!(a->lo > 0) || !isfinite(a->lo))
+        bad_bound = "--lo: expected a number > 0 (the key's value in EXP is not one)";
+    if (c->hi_t) {
+        a->hi = strtod(c->hi_t, &end);
+        if (end == c->hi_t || *end || !isfinite(a->hi) || !(a->hi > a->lo))
+            bad_bound = "--hi: expected a number above --lo";
+    }
+    if (integer && (a->lo != floor(a->lo) || (a->hi && a->hi != floor(a->hi))))
+        bad_bound = "--lo/--hi: the key is an integer";
+    if (bad_bound)
+        return sim_errf(err, "%s", bad_bound);
+    a->integer = integer;
+    return 0;
+}
+
+/* The bisection's context from c: the key's type, the target, the base
+ * config (into base) and the bounds; 0 or -1. */
+static int cap_setup(cap_cli_t *c, const char *src, cap_ctx_t *cx, sim_config_t *base,
+                     char *metric, size_t len, sim_err_t *err)
+{
+    sim_config_type_t kt = sim_config_type(c->key);
+    if (kt != SIM_CFG_INT && kt != SIM_CFG_NUM)
+        return sim_errf(err, "--vary %s: not a numeric config key (see run --help-config)",
+                        c->key);
+    cx->integer = kt == SIM_CFG_INT;
+    if (parse_target(c->target, metric, len, &cx->op, &cx->target) != 0)
+        return sim_errf(err, "--target %s: expected METRIC>=X, METRIC<=X, METRIC>X or METRIC<X "
+                             "(for example slo.attainment>=0.99)", c->target);
+    if (cap_load(c, src, base, err) != 0)
+        return -1;
+    return cap_bounds(c, base, cx->integer, err);
+}
+
 int sim_cmd_capacity(int argc, char **argv, const char *data_dir)
 {
-    enum { O_MAXP = 256 };
-    static const struct option opts[] = {
-        {"vary", required_argument, NULL, 'v'}, {"target", required_argument, NULL, 'T'},
-        {"lo", required_argument, NULL, 'l'},   {"hi", required_argument, NULL, 'H'},
-        {"tol", required_argument, NULL, 't'},  {"max-probes", required_argument, NULL, O_MAXP},
-        {"set", required_argument, NULL, 'S'},  {"seed", required_argument, NULL, 's'},
-        {"out", required_argument, NULL, 'o'},  {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-    };
-    const char *key = NULL, *target = NULL, *lo_t = NULL, *hi_t = NULL, *out = NULL,
-               *seed = NULL;
-    sim_search_args_t a = {.tol = 0.02, .max_probes = 30};
-    const char **sets = sim_xcalloc((size_t)argc, sizeof *sets, "capacity sets");
-    int n_sets = 0, quiet = 0, c, rc = EXIT_USAGE;
-    char *end;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "v:T:l:H:t:S:s:o:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'v': key = optarg; break;
-        case 'T': target = optarg; break;
-        case 'l': lo_t = optarg; break;
-        case 'H': hi_t = optarg; break;
-        case 't':
-            a.tol = strtod(optarg, &end);
-            if (end == optarg || *end || !(a.tol > 0 && a.tol < 1)) {
-                sim_free(sets);
-                return usage("capacity", "--tol: expected a number in (0, 1)");
-            }
-            break;
-        case O_MAXP:
-            if (opt_int("max-probes", optarg, 1000, &a.max_probes) != 0 || a.max_probes < 2) {
-                sim_free(sets);
-                return usage("capacity", "--max-probes: expected an integer in [2, 1000]");
-            }
-            break;
-        case 'S': sets[n_sets++] = optarg; break;
-        case 's': seed = optarg; break;
-        case 'o': out = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(capacity_help, stdout); sim_free(sets); return 0;
-        default: sim_free(sets); return usage("capacity", "bad option");
-        }
+    cap_cli_t c = {.a = {.tol = 0.02, .max_probes = 30}};
+    c.sets = sim_xcalloc((size_t)argc, sizeof *c.sets, "capacity sets");
+    int rc = cap_parse(argc, argv, &c);
+    if (rc >= 0) {
+        sim_free(c.sets);
+        return rc;
     }
-    if (optind != argc - 1) {
-        sim_free(sets);
-        return usage("capacity", "expected exactly one experiment file");
-    }
-    if (!key || !target) {
-        sim_free(sets);
-        return usage("capacity", "--vary KEY and --target METRIC>=X are required");
-    }
-    const char *src = argv[optind];
-    cap_ctx_t cx = {.src = src, .key = key, .data_dir = data_dir, .progress = !quiet};
+    const char *src = argv[optind], *out = c.out;
+    cap_ctx_t cx = {.src = src, .key = c.key, .data_dir = data_dir, .progress = !c.quiet};
     char metric[256], outbuf[PATH_MAX];
     sim_config_t *base = sim_xmalloc(sizeof *base, "capacity config");
     sim_config_t *cfg = sim_xmalloc(sizeof *cfg, "capacity run config");
@@ -425,72 +551,21 @@ int sim_cmd_capacity(int argc, char **argv, const char *data_dir)
     cx.base = base;
     cx.cfg = cfg;
     cx.metric = metric;
-    sim_config_type_t kt = sim_config_type(key);
-    if (kt != SIM_CFG_INT && kt != SIM_CFG_NUM) {
-        sim_errf(&err, "--vary %s: not a numeric config key (see run --help-config)", key);
+    rc = EXIT_USAGE;
+    if (cap_setup(&c, src, &cx, base, metric, sizeof metric, &err) != 0)
         goto bad;
-    }
-    cx.integer = kt == SIM_CFG_INT;
-    if (parse_target(target, metric, sizeof metric, &cx.op, &cx.target) != 0) {
-        sim_errf(&err, "--target %s: expected METRIC>=X, METRIC<=X, METRIC>X or METRIC<X (for "
-                       "example slo.attainment>=0.99)", target);
-        goto bad;
-    }
-    sim_config_defaults(base);
-    if (sim_config_load(base, src, &err) != 0)
-        goto bad;
-    for (int i = 0; i < n_sets; i++)
-        if (sim_config_set(base, sets[i], &err) != 0)
-            goto bad;
-    if (seed) {
-        char as[64];
-        snprintf(as, sizeof as, "seed=%.40s", seed);
-        if (sim_config_set(base, as, &err) != 0) {
-            sim_errf(&err, "--seed %s: expected an integer in [0, 2^53]", seed);
-            goto bad;
-        }
-    }
-    if (sim_config_validate(base, src, &err) != 0)
-        goto bad;
-    /* The key's current value, read back through the effective config. */
-    json_t *cj = sim_config_to_json(base);
-    double cur = 0;
-    int have = lookup(cj, key, &cur) == 0;
-    json_decref(cj);
-    const char *bad_bound = NULL;
-    if (lo_t) {
-        a.lo = strtod(lo_t, &end);
-        if (end == lo_t || *end)
-            a.lo = -1;
-    } else {
-        a.lo = have ? cur : -1;
-    }
-    if (!(a.lo > 0) || !isfinite(a.lo))
-        bad_bound = "--lo: expected a number > 0 (the key's value in EXP is not one)";
-    if (hi_t) {
-        a.hi = strtod(hi_t, &end);
-        if (end == hi_t || *end || !isfinite(a.hi) || !(a.hi > a.lo))
-            bad_bound = "--hi: expected a number above --lo";
-    }
-    if (cx.integer && (a.lo != floor(a.lo) || (a.hi && a.hi != floor(a.hi))))
-        bad_bound = "--lo/--hi: the key is an integer";
-    if (bad_bound) {
-        sim_errf(&err, "%s", bad_bound);
-        goto bad;
-    }
-    a.integer = cx.integer;
     if (!out) {
         snprintf(outbuf, sizeof outbuf, "results/%s-capacity", base->name);
         out = outbuf;
     }
-    if (sim_search_bisect(&a, cap_probe, &cx, &r, &err) != 0 ||
-        cap_write(out, &cx, &a, &r, &err) != 0)
+    if (sim_search_bisect(&c.a, cap_probe, &cx, &r, &err) != 0 ||
+        cap_write(out, &cx, &c.a, &r, &err) != 0)
         goto bad;
     if (r.found)
         printf("capacity: %s = %.9g (%s %s %g; bracket [%.9g, %.9g], %d runs); %s/probes.csv\n",
-               key, r.capacity, metric, op_text[cx.op], cx.target, r.lo, r.hi, r.n_probes, out);
+               c.key, r.capacity, metric, op_text[cx.op], cx.target, r.lo, r.hi, r.n_probes, out);
     else
-        printf("capacity: none: %s = %.9g already misses %s %s %g; %s/probes.csv\n", key,
+        printf("capacity: none: %s = %.9g already misses %s %s %g; %s/probes.csv\n", c.key,
                r.probes[0].value, metric, op_text[cx.op], cx.target, out);
     rc = 0;
     goto done;
@@ -500,7 +575,7 @@ done:
     sim_search_result_free(&r);
     sim_free(base);
     sim_free(cfg);
-    sim_free(sets);
+    sim_free(c.sets);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /* sim/main.c: the mooncake-sim command line. Subcommands run, trace,
- * search, compare, calib and bench; each has --help. Only this file prints errors and
+ * search, compare, calib and bench; each declares its options in one table
+ * (sim/opts.h) that drives both parsing and --help. Only this file prints errors and
  * exits: status 2 for bad input (config, trace, CLI), 1 for other failures. */
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@
 #include "sim/config.h"
 #include "sim/jsonx.h"
 #include "sim/cmd.h"
+#include "sim/opts.h"
 #include "sim/out.h"
 #include "sim/run.h"
 #include "sim/search.h"
@@ -36,6 +37,27 @@ static int usage_error(const char *cmd, const char *msg)
 {
     fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
     return EXIT_USAGE;
+}
+
+/* The ids of the options of this file's commands; each command's table
+ * (sim/opts.h) holds those it takes. */
+enum opt_id {
+    OPT_HELP, OPT_OUT, OPT_FORCE, OPT_SEED, OPT_SET, OPT_QUIET, OPT_HELP_CONFIG,
+    OPT_FORMAT, OPT_POLICY, OPT_CAPS,
+    OPT_LO, OPT_HI, OPT_TOL, OPT_PARAM, OPT_REF, OPT_TTFT_F, OPT_TBT_F, OPT_TTFT_ABS,
+    OPT_TBT_ABS, OPT_MIN_REQ, OPT_LIFE, OPT_MAXP,
+    OPT_MAX_REGRESS,
+    OPT_PLOT, OPT_HARDWARE, OPT_MODEL, OPT_CONNECT, OPT_LISTEN, OPT_SIZES, OPT_ITERS,
+    OPT_TRACE, OPT_REPEAT,
+};
+
+/* --help: the command's usage and description (usage), then the option
+ * lines generated from its table. Returns exit status 0. */
+static int print_help(const char *usage, const sim_opt_t *opts)
+{
+    fputs(usage, stdout);
+    sim_opts_print(stdout, opts);
+    return 0;
 }
 
 /* Root of the built-in data: the directory above the executable's bin/,
@@ -82,16 +104,21 @@ static int load_config(sim_config_t *cfg, const char *path, const char **sets, i
 }
 
 
-static const char run_help[] =
+static const char run_usage[] =
     "usage: mooncake-sim run EXP.json [options]\n"
     "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n"
-    "A DIR whose config.json is another experiment's is refused (exit 2) unless --force.\n\n"
-    "  -o, --out DIR       output directory (default results/<name>)\n"
-    "  -f, --force         overwrite DIR even if it holds a different experiment\n"
-    "  -s, --seed N        master seed (overrides the config's seed)\n"
-    "  -S, --set PATH=VAL  override one config value (repeatable)\n"
-    "  -q, --quiet         no table on stdout, no progress line\n"
-    "  -h, --help          this help; --help-config lists every config key\n";
+    "A DIR whose config.json is another experiment's is refused (exit 2) unless --force.\n\n";
+
+static const sim_opt_t run_opts[] = {
+    {OPT_OUT, "out", 'o', "DIR", "output directory (default results/<name>)"},
+    {OPT_FORCE, "force", 'f', NULL, "overwrite DIR even if it holds a different experiment"},
+    {OPT_SEED, "seed", 's', "N", "master seed (overrides the config's seed)"},
+    {OPT_SET, "set", 'S', "PATH=VAL", "override one config value (repeatable)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "no table on stdout, no progress line"},
+    {OPT_HELP, "help", 'h', NULL, "this help; --help-config lists every config key"},
+    {OPT_HELP_CONFIG, "help-config", 0, NULL, NULL}, /* named in --help's line */
+    {0},
+};
 
 static void print_table(const json_t *s, double wall_s, const sim_config_t *cfg, const char *out)
 {
@@ -134,33 +161,30 @@ static void print_table(const json_t *s, double wall_s, const sim_config_t *cfg,
 
 static int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},  {"seed", required_argument, NULL, 's'},
-        {"set", required_argument, NULL, 'S'},  {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},       {"help-config", no_argument, NULL, 'C'},
-        {"force", no_argument, NULL, 'f'},      {NULL, 0, NULL, 0},
-    };
-    const char *out = NULL, *seed = NULL;
+    const char *out = NULL, *seed = NULL, *arg;
     const char **sets = calloc((size_t)argc, sizeof *sets);
-    int n_sets = 0, quiet = 0, force = 0, c, rc = EXIT_USAGE;
+    int n_sets = 0, quiet = 0, force = 0, id, rc = -1;
     if (!sets)
         return 1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:s:S:qfh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'f': force = 1; break;
-        case 's': seed = optarg; break;
-        case 'S': sets[n_sets++] = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(run_help, stdout); free(sets); return 0;
-        case 'C': sim_config_print_schema(stdout); free(sets); return 0;
-        default: free(sets); return usage_error("run", "bad option");
+    sim_opts_t *op = sim_opts_new(run_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_OUT: out = arg; break;
+        case OPT_FORCE: force = 1; break;
+        case OPT_SEED: seed = arg; break;
+        case OPT_SET: sets[n_sets++] = arg; break;
+        case OPT_QUIET: quiet = 1; break;
+        case OPT_HELP: rc = print_help(run_usage, run_opts); break;
+        case OPT_HELP_CONFIG: sim_config_print_schema(stdout); rc = 0; break;
+        default: rc = usage_error("run", "bad option"); break;
         }
     }
-    if (optind != argc - 1) {
+    sim_opts_free(op);
+    if (rc < 0 && optind != argc - 1)
+        rc = usage_error("run", "expected exactly one experiment file");
+    if (rc >= 0) {
         free(sets);
-        return usage_error("run", "expected exactly one experiment file");
+        return rc;
     }
     const char *path = argv[optind];
     sim_config_t *cfg = malloc(sizeof *cfg);
@@ -197,7 +221,7 @@ done:
 
 /* ---- trace ---- */
 
-static const char trace_help[] =
+static const char trace_usage[] =
     "usage: mooncake-sim trace stats FILE [--format NAME]\n"
     "       mooncake-sim trace cache FILE [--policy lru|lfu|length_aware]\n"
     "                                     --capacity-tokens N[,N...] [--format NAME]\n"
@@ -206,14 +230,19 @@ static const char trace_help[] =
     "cache: token-weighted prefix hit rate of one global KVCache pool per capacity\n"
     "       (tokens; inf = unlimited), replayed without timing; prints JSON.\n"
     "gen:   write the trace an experiment replays (its generator, or its file converted)\n"
-    "       as Mooncake JSONL, with the experiment's speed and limit applied.\n\n"
-    "  -f, --format NAME   stats, cache: auto (default), mooncake or azure\n"
-    "  -p, --policy NAME   cache: eviction policy (default lru)\n"
-    "  -c, --capacity-tokens LIST  cache: comma-separated capacities in tokens or inf\n"
-    "  -o, --out FILE      gen: output file, written atomically (default stdout)\n"
-    "  -S, --set PATH=VAL  gen: override one config value (repeatable)\n"
-    "  -s, --seed N        gen: master seed\n"
-    "  -h, --help          this help\n";
+    "       as Mooncake JSONL, with the experiment's speed and limit applied.\n\n";
+
+static const sim_opt_t trace_opts[] = {
+    {OPT_FORMAT, "format", 'f', "NAME", "stats, cache: auto (default), mooncake or azure"},
+    {OPT_POLICY, "policy", 'p', "NAME", "cache: eviction policy (default lru)"},
+    {OPT_CAPS, "capacity-tokens", 'c', "LIST",
+     "cache: comma-separated capacities in tokens or inf"},
+    {OPT_OUT, "out", 'o', "FILE", "gen: output file, written atomically (default stdout)"},
+    {OPT_SET, "set", 'S', "PATH=VAL", "gen: override one config value (repeatable)"},
+    {OPT_SEED, "seed", 's', "N", "gen: master seed"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
 
 static int trace_gen(const char *exp, const char *out, const char **sets, int n_sets,
                      const char *seed)
@@ -311,30 +340,27 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
 
 static int cmd_trace(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"out", required_argument, NULL, 'o'},
-        {"set", required_argument, NULL, 'S'},    {"seed", required_argument, NULL, 's'},
-        {"policy", required_argument, NULL, 'p'}, {"capacity-tokens", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
-    const char *fmt = "auto", *out = NULL, *seed = NULL, *policy = "lru", *caps = NULL;
+    const char *fmt = "auto", *out = NULL, *seed = NULL, *policy = "lru", *caps = NULL, *arg;
     const char **sets = calloc((size_t)argc, sizeof *sets);
-    int n_sets = 0, c, rc = EXIT_USAGE;
+    int n_sets = 0, id, rc = -1;
     if (!sets)
         return 1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:S:s:p:c:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f': fmt = optarg; break;
-        case 'p': policy = optarg; break;
-        case 'c': caps = optarg; break;
-        case 'o': out = optarg; break;
-        case 'S': sets[n_sets++] = optarg; break;
-        case 's': seed = optarg; break;
-        case 'h': fputs(trace_help, stdout); rc = 0; goto done;
-        default: rc = usage_error("trace", "bad option"); goto done;
+    sim_opts_t *op = sim_opts_new(trace_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_FORMAT: fmt = arg; break;
+        case OPT_POLICY: policy = arg; break;
+        case OPT_CAPS: caps = arg; break;
+        case OPT_OUT: out = arg; break;
+        case OPT_SET: sets[n_sets++] = arg; break;
+        case OPT_SEED: seed = arg; break;
+        case OPT_HELP: rc = print_help(trace_usage, trace_opts); break;
+        default: rc = usage_error("trace", "bad option"); break;
         }
     }
+    sim_opts_free(op);
+    if (rc >= 0)
+        goto done;
     if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
         trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1};
         sim_err_t err;
@@ -353,7 +379,7 @@ done:
 
 /* ---- search ---- */
 
-static const char search_help[] =
+static const char search_usage[] =
     "usage: mooncake-sim search EXP.json --lo X [options]\n"
     "Sustained capacity: the highest value of one config parameter (default the\n"
     "arrival rate, trace.generator.rate_rps) at which EXP meets the arXiv paper's SLO,\n"
@@ -367,27 +393,42 @@ static const char search_help[] =
     "mean request lifetime (arrival to completion) in the reference run at X, so it\n"
     "lasts K lifetimes or more. A run also fails when it completes no request or\n"
     "rejects over 10% of them. Writes DIR/probes.csv (one row per run of EXP) and\n"
-    "DIR/search.json; prints one line. Same inputs, same outputs, byte for byte.\n\n"
-    "  -l, --lo X            lower bound, the lowest tested value (required, > 0)\n"
-    "  -H, --hi Y            first upper bound tried (default 2 X)\n"
-    "  -t, --tol T           relative tolerance (default 0.02)\n"
-    "  -p, --param P         numeric config key searched (default trace.generator.rate_rps)\n"
-    "  -r, --ref REF.json    reference experiment whose P90s at X set the thresholds\n"
-    "                        (default EXP itself)\n"
-    "      --ttft-factor F   P90 TTFT threshold = F x the reference's (default 10)\n"
-    "      --tbt-factor F    P90 TBT threshold = F x the reference's (default 5)\n"
-    "      --ttft-p90 S      absolute P90 TTFT threshold, seconds (instead of the factor)\n"
-    "      --tbt-p90 S       absolute P90 TBT threshold, seconds (instead of the factor)\n"
-    "      --min-requests N  N: fewest requests in a run (default 1500)\n"
-    "      --lifetimes K     K: mean lifetimes a run lasts at least (default 10)\n"
-    "      --max-probes N    hard cap on runs of EXP, bracketing included (default 20)\n"
-    "  -S, --set PATH=VAL    override one config value of EXP and REF (repeatable)\n"
-    "  -s, --seed N          master seed of EXP and REF\n"
-    "  -o, --out DIR         output directory (default results/<name>-search)\n"
-    "  -q, --quiet           no progress lines on stderr\n"
-    "  -h, --help            this help\n";
+    "DIR/search.json; prints one line. Same inputs, same outputs, byte for byte.\n\n";
 
-/* optarg as a number in [min, max] (integer when integer); 0 or -1. */
+static const sim_opt_t search_opts[] = {
+    {OPT_LO, "lo", 'l', "X", "lower bound, the lowest tested value (required, > 0)"},
+    {OPT_HI, "hi", 'H', "Y", "first upper bound tried (default 2 X)"},
+    {OPT_TOL, "tol", 't', "T", "relative tolerance (default 0.02)"},
+    {OPT_PARAM, "param", 'p', "P",
+     "numeric config key searched (default trace.generator.rate_rps)"},
+    {OPT_REF, "ref", 'r', "REF.json",
+     "reference experiment whose P90s at X set the thresholds\n(default EXP itself)"},
+    {OPT_TTFT_F, "ttft-factor", 0, "F", "P90 TTFT threshold = F x the reference's (default 10)"},
+    {OPT_TBT_F, "tbt-factor", 0, "F", "P90 TBT threshold = F x the reference's (default 5)"},
+    {OPT_TTFT_ABS, "ttft-p90", 0, "S",
+     "absolute P90 TTFT threshold, seconds (instead of the factor)"},
+    {OPT_TBT_ABS, "tbt-p90", 0, "S", "absolute P90 TBT threshold, seconds (instead of the factor)"},
+    {OPT_MIN_REQ, "min-requests", 0, "N", "N: fewest requests in a run (default 1500)"},
+    {OPT_LIFE, "lifetimes", 0, "K", "K: mean lifetimes a run lasts at least (default 10)"},
+    {OPT_MAXP, "max-probes", 0, "N", "hard cap on runs of EXP, bracketing included (default 20)"},
+    {OPT_SET, "set", 'S', "PATH=VAL", "override one config value of EXP and REF (repeatable)"},
+    {OPT_SEED, "seed", 's', "N", "master seed of EXP and REF"},
+    {OPT_OUT, "out", 'o', "DIR", "output directory (default results/<name>-search)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "no progress lines on stderr"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
+
+/* search's command line as given. */
+typedef struct search_cli {
+    sim_search_slo_args_t a;
+    const char *out, *seed, *ref_path, *lo_text, *hi_text;
+    const char **sets; /* n_sets of them */
+    int n_sets, quiet;
+    double min_req, max_probes;
+} search_cli_t;
+
+/* text as a number in [min, max] (integer when integer); 0 or -1. */
 static int opt_num(const char *opt, const char *text, double min, double max, int integer,
                    double *out, sim_err_t *err)
 {
@@ -412,135 +453,132 @@ static int opt_bound(const char *opt, const char *text, int integer, double *out
     return 0;
 }
 
-static int cmd_search(int argc, char **argv)
+/* One option of search (sim_opts_next's id and arg) into c: -1 to go on,
+ * else the exit status (--help, a bad option or value). */
+static int search_opt(search_cli_t *c, int id, const char *arg)
 {
-    enum { O_TTFT_F = 256, O_TBT_F, O_TTFT_ABS, O_TBT_ABS, O_MIN_REQ, O_LIFE, O_MAXP };
-    static const struct option opts[] = {
-        {"lo", required_argument, NULL, 'l'},           {"hi", required_argument, NULL, 'H'},
-        {"tol", required_argument, NULL, 't'},          {"param", required_argument, NULL, 'p'},
-        {"ref", required_argument, NULL, 'r'},          {"set", required_argument, NULL, 'S'},
-        {"seed", required_argument, NULL, 's'},         {"out", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},              {"help", no_argument, NULL, 'h'},
-        {"ttft-factor", required_argument, NULL, O_TTFT_F},
-        {"tbt-factor", required_argument, NULL, O_TBT_F},
-        {"ttft-p90", required_argument, NULL, O_TTFT_ABS},
-        {"tbt-p90", required_argument, NULL, O_TBT_ABS},
-        {"min-requests", required_argument, NULL, O_MIN_REQ},
-        {"lifetimes", required_argument, NULL, O_LIFE},
-        {"max-probes", required_argument, NULL, O_MAXP},
-        {NULL, 0, NULL, 0},
-    };
-    const char *out = NULL, *seed = NULL, *ref_path = NULL, *lo_text = NULL, *hi_text = NULL;
-    const char **sets = calloc((size_t)argc, sizeof *sets);
-    double min_req = 1500, max_probes = 20;
-    int n_sets = 0, quiet = 0, c;
+    const sim_opt_t *o = sim_opts_find(search_opts, id);
+    sim_search_slo_args_t *a = &c->a;
     sim_err_t err;
-    sim_search_slo_args_t a = {
-        .param = "trace.generator.rate_rps", .ttft_factor = 10, .tbt_factor = 5,
-        .lifetimes = 10, .bisect = {.tol = 0.02},
-    };
-    if (!sets)
-        return 1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "l:H:t:p:r:S:s:o:qh", opts, NULL)) != -1) {
-        const struct option *o = NULL;
-        for (size_t i = 0; opts[i].name; i++)
-            if (opts[i].val == c)
-                o = &opts[i];
-        int bad = 0;
-        switch (c) {
-        case 'l': lo_text = optarg; break;
-        case 'H': hi_text = optarg; break;
-        case 't': bad = opt_num(o->name, optarg, 1e-6, 1, 0, &a.bisect.tol, &err); break;
-        case 'p': a.param = optarg; break;
-        case 'r': ref_path = optarg; break;
-        case 'S': sets[n_sets++] = optarg; break;
-        case 's': seed = optarg; break;
-        case 'o': out = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(search_help, stdout); free(sets); return 0;
-        case O_TTFT_F: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.ttft_factor, &err); break;
-        case O_TBT_F: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.tbt_factor, &err); break;
-        case O_TTFT_ABS: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.ttft_p90_s, &err); break;
-        case O_TBT_ABS: bad = opt_num(o->name, optarg, 1e-9, 1e9, 0, &a.tbt_p90_s, &err); break;
-        case O_MIN_REQ: bad = opt_num(o->name, optarg, 1, 1e9, 1, &min_req, &err); break;
-        case O_LIFE: bad = opt_num(o->name, optarg, 0, 1e6, 0, &a.lifetimes, &err); break;
-        case O_MAXP: bad = opt_num(o->name, optarg, 2, 1000, 1, &max_probes, &err); break;
-        default: free(sets); return usage_error("search", "bad option");
-        }
-        if (bad) {
-            free(sets);
-            return fail_input(&err);
-        }
+    int bad = 0;
+    switch (id) {
+    case OPT_LO: c->lo_text = arg; break;
+    case OPT_HI: c->hi_text = arg; break;
+    case OPT_TOL: bad = opt_num(o->name, arg, 1e-6, 1, 0, &a->bisect.tol, &err); break;
+    case OPT_PARAM: a->param = arg; break;
+    case OPT_REF: c->ref_path = arg; break;
+    case OPT_SET: c->sets[c->n_sets++] = arg; break;
+    case OPT_SEED: c->seed = arg; break;
+    case OPT_OUT: c->out = arg; break;
+    case OPT_QUIET: c->quiet = 1; break;
+    case OPT_HELP: return print_help(search_usage, search_opts);
+    case OPT_TTFT_F: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->ttft_factor, &err); break;
+    case OPT_TBT_F: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->tbt_factor, &err); break;
+    case OPT_TTFT_ABS: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->ttft_p90_s, &err); break;
+    case OPT_TBT_ABS: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->tbt_p90_s, &err); break;
+    case OPT_MIN_REQ: bad = opt_num(o->name, arg, 1, 1e9, 1, &c->min_req, &err); break;
+    case OPT_LIFE: bad = opt_num(o->name, arg, 0, 1e6, 0, &a->lifetimes, &err); break;
+    case OPT_MAXP: bad = opt_num(o->name, arg, 2, 1000, 1, &c->max_probes, &err); break;
+    default: return usage_error("search", "bad option");
     }
-    if (optind != argc - 1) {
-        free(sets);
+    return bad ? fail_input(&err) : -1;
+}
+
+/* search's options and operand into c (c->sets has room for argc): -1 to
+ * go on, else the exit status. */
+static int search_parse(int argc, char **argv, search_cli_t *c)
+{
+    const char *arg;
+    int id, rc = -1;
+    sim_opts_t *op = sim_opts_new(search_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END)
+        rc = search_opt(c, id, arg);
+    sim_opts_free(op);
+    if (rc >= 0)
+        return rc;
+    if (optind != argc - 1)
         return usage_error("search", "expected exactly one experiment file");
-    }
-    if (!lo_text) {
-        free(sets);
+    if (!c->lo_text)
         return usage_error("search", "--lo is required");
-    }
-    a.exp_src = argv[optind];
-    a.ref_src = ref_path ? ref_path : a.exp_src;
-    a.min_requests = (int64_t)min_req;
-    a.bisect.max_probes = (int)max_probes;
-    a.progress = !quiet;
-    sim_config_type_t pt = sim_config_type(a.param);
-    a.bisect.integer = pt == SIM_CFG_INT;
+    c->a.exp_src = argv[optind];
+    c->a.ref_src = c->ref_path ? c->ref_path : c->a.exp_src;
+    c->a.min_requests = (int64_t)c->min_req;
+    c->a.bisect.max_probes = (int)c->max_probes;
+    c->a.progress = !c->quiet;
+    return -1;
+}
+
+/* --param, --lo and --hi against the parameter's type; 0 or -1. */
+static int search_check(search_cli_t *c, sim_err_t *err)
+{
+    sim_search_slo_args_t *a = &c->a;
+    sim_config_type_t pt = sim_config_type(a->param);
+    a->bisect.integer = pt == SIM_CFG_INT;
+    if (pt == SIM_CFG_NONE)
+        return sim_errf(err, "--param %s: unknown config key (see 'mooncake-sim run "
+                             "--help-config')", a->param);
+    if (pt == SIM_CFG_STRING || strcmp(a->param, "trace.generator.requests") == 0)
+        return sim_errf(err, "--param %s: %s", a->param,
+                        pt == SIM_CFG_STRING ? "not a numeric config key"
+                                             : "the search sets it itself (see --min-requests)");
+    if (opt_bound("lo", c->lo_text, a->bisect.integer, &a->bisect.lo, err) != 0 ||
+        (c->hi_text && opt_bound("hi", c->hi_text, a->bisect.integer, &a->bisect.hi, err) != 0))
+        return -1;
+    if (c->hi_text && !(a->bisect.hi > a->bisect.lo))
+        return sim_errf(err, "--hi %s: must be above --lo %s", c->hi_text, c->lo_text);
+    return 0;
+}
+
+/* The line search prints on stdout. */
+static void search_report(const sim_search_slo_args_t *a, const sim_search_slo_t *res,
+                          const char *out)
+{
+    const sim_search_result_t *r = &res->search;
+    if (r->found)
+        printf("search: %s capacity %.9g (bracket [%.9g, %.9g], tolerance %g, %d probes; P90 TTFT "
+               "<= %.4g s, P90 TBT <= %.4g s); results in %s/\n",
+               a->param, r->capacity, r->lo, r->hi, a->bisect.tol, r->n_probes, res->ttft_max_s,
+               res->tbt_max_s, out);
+    else
+        printf("search: %s capacity none: the lower bound %.9g fails (P90 TTFT %.4g s, limit "
+               "%.4g s; P90 TBT %.4g s, limit %.4g s); results in %s/\n",
+               a->param, r->probes[0].value, r->probes[0].ttft_p90_s, res->ttft_max_s,
+               r->probes[0].tbt_p90_s, res->tbt_max_s, out);
+}
+
+/* Load EXP (and REF), search, write and report; the exit status. */
+static int search_run(search_cli_t *c)
+{
+    sim_search_slo_args_t *a = &c->a;
     sim_config_t *exp = malloc(sizeof *exp), *ref = malloc(sizeof *ref);
     sim_search_slo_t res = {0};
+    sim_err_t err;
     char dd[PATH_MAX], outbuf[PATH_MAX + 16];
+    const char *out = c->out;
     int rc = EXIT_USAGE;
     if (!exp || !ref) {
         rc = 1;
         goto done;
     }
-    if (pt == SIM_CFG_NONE) {
-        sim_errf(&err, "--param %s: unknown config key (see 'mooncake-sim run --help-config')",
-                 a.param);
+    if (search_check(c, &err) != 0)
         goto bad;
-    }
-    if (pt == SIM_CFG_STRING || strcmp(a.param, "trace.generator.requests") == 0) {
-        sim_errf(&err, "--param %s: %s", a.param,
-                 pt == SIM_CFG_STRING ? "not a numeric config key"
-                                      : "the search sets it itself (see --min-requests)");
+    if (load_config(exp, a->exp_src, c->sets, c->n_sets, c->seed, &err) != 0 ||
+        sim_config_validate(exp, a->exp_src, &err) != 0)
         goto bad;
-    }
-    if (opt_bound("lo", lo_text, a.bisect.integer, &a.bisect.lo, &err) != 0 ||
-        (hi_text && opt_bound("hi", hi_text, a.bisect.integer, &a.bisect.hi, &err) != 0))
+    if (c->ref_path && (load_config(ref, c->ref_path, c->sets, c->n_sets, c->seed, &err) != 0 ||
+                        sim_config_validate(ref, c->ref_path, &err) != 0))
         goto bad;
-    if (hi_text && !(a.bisect.hi > a.bisect.lo)) {
-        sim_errf(&err, "--hi %s: must be above --lo %s", hi_text, lo_text);
-        goto bad;
-    }
-    if (load_config(exp, a.exp_src, sets, n_sets, seed, &err) != 0 ||
-        sim_config_validate(exp, a.exp_src, &err) != 0)
-        goto bad;
-    if (ref_path && (load_config(ref, ref_path, sets, n_sets, seed, &err) != 0 ||
-                     sim_config_validate(ref, ref_path, &err) != 0))
-        goto bad;
-    a.exp = exp;
-    a.ref = ref_path ? ref : exp;
+    a->exp = exp;
+    a->ref = c->ref_path ? ref : exp;
     if (!out) {
         snprintf(outbuf, sizeof outbuf, "results/%s-search", exp->name);
         out = outbuf;
     }
     data_dir(dd, sizeof dd);
-    a.data_dir = dd;
-    if (sim_search_slo(&a, &res, &err) != 0 || sim_search_write(out, &a, &res, &err) != 0)
+    a->data_dir = dd;
+    if (sim_search_slo(a, &res, &err) != 0 || sim_search_write(out, a, &res, &err) != 0)
         goto bad;
-    const sim_search_result_t *r = &res.search;
-    if (r->found)
-        printf("search: %s capacity %.9g (bracket [%.9g, %.9g], tolerance %g, %d probes; P90 TTFT "
-               "<= %.4g s, P90 TBT <= %.4g s); results in %s/\n",
-               a.param, r->capacity, r->lo, r->hi, a.bisect.tol, r->n_probes, res.ttft_max_s,
-               res.tbt_max_s, out);
-    else
-        printf("search: %s capacity none: the lower bound %.9g fails (P90 TTFT %.4g s, limit "
-               "%.4g s; P90 TBT %.4g s, limit %.4g s); results in %s/\n",
-               a.param, r->probes[0].value, r->probes[0].ttft_p90_s, res.ttft_max_s,
-               r->probes[0].tbt_p90_s, res.tbt_max_s, out);
+    search_report(a, &res, out);
     rc = 0;
     goto done;
 bad:
@@ -549,13 +587,29 @@ done:
     sim_search_slo_free(&res);
     free(exp);
     free(ref);
-    free(sets);
+    return rc;
+}
+
+static int cmd_search(int argc, char **argv)
+{
+    search_cli_t c = {
+        .a = {.param = "trace.generator.rate_rps", .ttft_factor = 10, .tbt_factor = 5,
+              .lifetimes = 10, .bisect = {.tol = 0.02}},
+        .min_req = 1500, .max_probes = 20,
+    };
+    c.sets = calloc((size_t)argc, sizeof *c.sets);
+    if (!c.sets)
+        return 1;
+    int rc = search_parse(argc, argv, &c);
+    if (rc < 0)
+        rc = search_run(&c);
+    free(c.sets);
     return rc;
 }
 
 /* ---- compare ---- */
 
-static const char compare_help[] =
+static const char compare_usage[] =
     "usage: mooncake-sim compare BASE NEW [--max-regress METRIC=BOUND]... [--quiet]\n"
     "Compare two run summaries metric by metric. BASE and NEW are each a run directory\n"
     "(holding summary.json, as 'run --out DIR' writes) or a summary.json file; or\n"
@@ -575,37 +629,39 @@ static const char compare_help[] =
     "  -D     lower is worse: BASE - NEW may be at most D\n"
     "Bounds are inclusive, with a relative slack of 1e-9.\n"
     "Exit status: 0 no bound violated, 1 a bound violated (each violation printed),\n"
-    "2 bad input (a missing or invalid file, a malformed bound, a metric not in both).\n\n"
-    "  -m, --max-regress METRIC=BOUND  a regression bound (repeatable)\n"
-    "  -q, --quiet         print only the violations\n"
-    "  -h, --help          this help\n";
+    "2 bad input (a missing or invalid file, a malformed bound, a metric not in both).\n\n";
+
+static const sim_opt_t compare_opts[] = {
+    {OPT_MAX_REGRESS, "max-regress", 'm', "METRIC=BOUND", "a regression bound (repeatable)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "print only the violations"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
 
 static int cmd_compare(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"max-regress", required_argument, NULL, 'm'}, {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
-    };
     sim_cmp_bound_t *b = calloc((size_t)argc, sizeof *b);
     size_t n_b = 0;
-    int quiet = 0, c, rc = EXIT_USAGE;
+    const char *arg;
+    int quiet = 0, id, rc = -1;
     sim_err_t err;
     if (!b)
         return 1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "m:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            if (sim_cmp_parse_bound(optarg, &b[n_b++], &err) != 0) {
+    sim_opts_t *op = sim_opts_new(compare_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_MAX_REGRESS:
+            if (sim_cmp_parse_bound(arg, &b[n_b++], &err) != 0)
                 rc = fail_input(&err);
-                goto done;
-            }
             break;
-        case 'q': quiet = 1; break;
-        case 'h': fputs(compare_help, stdout); rc = 0; goto done;
-        default: rc = usage_error("compare", "bad option"); goto done;
+        case OPT_QUIET: quiet = 1; break;
+        case OPT_HELP: rc = print_help(compare_usage, compare_opts); break;
+        default: rc = usage_error("compare", "bad option"); break;
         }
     }
+    sim_opts_free(op);
+    if (rc >= 0)
+        goto done;
     if (argc - optind != 2) {
         rc = usage_error("compare", "expected BASE and NEW (run directories or summary.json files)");
         goto done;
@@ -620,7 +676,7 @@ done:
 
 /* ---- calib ---- */
 
-static const char calib_help[] =
+static const char calib_usage[] =
     "usage: mooncake-sim calib fit MEASUREMENTS.json -o CALIBRATION.json [--plot]\n"
     "       mooncake-sim calib report CALIBRATION.json\n"
     "       mooncake-sim calib roofline --hardware H --model M -o CALIBRATION.json\n"
@@ -632,47 +688,82 @@ static const char calib_help[] =
     "          with --plot).\n"
     "report:   a calibration's models, errors and predictions beside the paper's points.\n"
     "roofline: a calibration sampled from GPU specs, marked as not measured.\n"
-    "tcp:      TCP time by message size, on loopback (default) or between two hosts.\n\n"
-    "  -o, --out FILE     file to write (atomically)\n"
-    "  -p, --plot         fit: also draw the residual plot (gnuplot)\n"
-    "  -H, --hardware H   roofline: hardware descriptor\n"
-    "  -m, --model M      roofline: model descriptor\n"
-    "  -c, --connect H:P  tcp: measure to a server on another host\n"
-    "  -l, --listen PORT  tcp: be that server\n"
-    "  -z, --sizes LIST   tcp: message sizes in bytes (default 4096,65536,1048576,16777216,67108864)\n"
-    "  -n, --iters N      tcp: messages per size, median kept (default 10)\n"
-    "  -h, --help         this help\n";
+    "tcp:      TCP time by message size, on loopback (default) or between two hosts.\n\n";
+
+static const sim_opt_t calib_opts[] = {
+    {OPT_OUT, "out", 'o', "FILE", "file to write (atomically)"},
+    {OPT_PLOT, "plot", 'p', NULL, "fit: also draw the residual plot (gnuplot)"},
+    {OPT_HARDWARE, "hardware", 'H', "H", "roofline: hardware descriptor"},
+    {OPT_MODEL, "model", 'm', "M", "roofline: model descriptor"},
+    {OPT_CONNECT, "connect", 'c', "H:P", "tcp: measure to a server on another host"},
+    {OPT_LISTEN, "listen", 'l', "PORT", "tcp: be that server"},
+    {OPT_SIZES, "sizes", 'z', "LIST",
+     "tcp: message sizes in bytes (default 4096,65536,1048576,16777216,67108864)"},
+    {OPT_ITERS, "iters", 'n', "N", "tcp: messages per size, median kept (default 10)"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
+
+/* calib's command line as given. */
+typedef struct calib_cli {
+    const char *out, *hw, *model, *conn, *sizes;
+    int plot, listen_port, iters;
+} calib_cli_t;
+
+/* calib's options into c: -1 to go on, else the exit status. */
+static int calib_parse(int argc, char **argv, calib_cli_t *c)
+{
+    const char *arg;
+    int id, rc = -1;
+    sim_opts_t *op = sim_opts_new(calib_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_OUT: c->out = arg; break;
+        case OPT_PLOT: c->plot = 1; break;
+        case OPT_HARDWARE: c->hw = arg; break;
+        case OPT_MODEL: c->model = arg; break;
+        case OPT_CONNECT: c->conn = arg; break;
+        case OPT_LISTEN: c->listen_port = atoi(arg); break;
+        case OPT_SIZES: c->sizes = arg; break;
+        case OPT_ITERS: c->iters = atoi(arg); break;
+        case OPT_HELP: rc = print_help(calib_usage, calib_opts); break;
+        default: rc = usage_error("calib", "bad option"); break;
+        }
+    }
+    sim_opts_free(op);
+    return rc;
+}
+
+/* calib tcp: time TCP messages by size; the exit status. */
+static int calib_tcp(const calib_cli_t *c)
+{
+    int64_t sz[32] = {4096, 65536, 1048576, 16777216, 67108864};
+    size_t n = 5;
+    sim_err_t err;
+    if (c->sizes && parse_caps("--sizes", c->sizes, sz, 32, &n, &err) != 0)
+        return fail_input(&err);
+    for (size_t i = 0; i < n; i++)
+        if (sz[i] <= 0)
+            return usage_error("calib", "--sizes: every size must be > 0 bytes");
+    if (c->iters < 1 || c->iters > 100000)
+        return usage_error("calib", "--iters: expected 1 to 100000");
+    calib_tcp_args_t ta = {.connect = c->conn, .listen_port = c->listen_port, .sizes = sz,
+                           .n_sizes = n, .iters = c->iters};
+    if (calib_tcp_bench(&ta, c->out, stdout, &err) != 0)
+        return fail_input(&err);
+    return 0;
+}
 
 static int cmd_calib(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},     {"plot", no_argument, NULL, 'p'},
-        {"hardware", required_argument, NULL, 'H'}, {"model", required_argument, NULL, 'm'},
-        {"connect", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
-        {"sizes", required_argument, NULL, 'z'},   {"iters", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-    };
-    const char *out = NULL, *hw = NULL, *model = NULL, *conn = NULL, *sizes = NULL;
-    int plot = 0, c, listen_port = 0, iters = 10;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:pH:m:c:l:z:n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'p': plot = 1; break;
-        case 'H': hw = optarg; break;
-        case 'm': model = optarg; break;
-        case 'c': conn = optarg; break;
-        case 'l': listen_port = atoi(optarg); break;
-        case 'z': sizes = optarg; break;
-        case 'n': iters = atoi(optarg); break;
-        case 'h': fputs(calib_help, stdout); return 0;
-        default: return usage_error("calib", "bad option");
-        }
-    }
+    calib_cli_t c = {.iters = 10};
+    int rc = calib_parse(argc, argv, &c);
+    if (rc >= 0)
+        return rc;
     sim_err_t err;
     const char *sub = optind < argc ? argv[optind] : "";
-    if (!strcmp(sub, "fit") && argc - optind == 2 && out) {
-        if (calib_fit_file(argv[optind + 1], out, stdout, plot, &err) != 0)
+    if (!strcmp(sub, "fit") && argc - optind == 2 && c.out) {
+        if (calib_fit_file(argv[optind + 1], c.out, stdout, c.plot, &err) != 0)
             return fail_input(&err);
         return 0;
     }
@@ -683,42 +774,32 @@ static int cmd_calib(int argc, char **argv)
             return fail_input(&err);
         return 0;
     }
-    if (!strcmp(sub, "roofline") && argc - optind == 1 && out && hw && model) {
-        if (calib_roofline(hw, model, out, stdout, &err) != 0)
+    if (!strcmp(sub, "roofline") && argc - optind == 1 && c.out && c.hw && c.model) {
+        if (calib_roofline(c.hw, c.model, c.out, stdout, &err) != 0)
             return fail_input(&err);
         return 0;
     }
-    if (!strcmp(sub, "tcp") && argc - optind == 1 && (out || listen_port > 0)) {
-        int64_t sz[32] = {4096, 65536, 1048576, 16777216, 67108864};
-        size_t n = 5;
-        if (sizes && parse_caps("--sizes", sizes, sz, 32, &n, &err) != 0)
-            return fail_input(&err);
-        for (size_t i = 0; i < n; i++)
-            if (sz[i] <= 0)
-                return usage_error("calib", "--sizes: every size must be > 0 bytes");
-        if (iters < 1 || iters > 100000)
-            return usage_error("calib", "--iters: expected 1 to 100000");
-        calib_tcp_args_t ta = {.connect = conn, .listen_port = listen_port, .sizes = sz,
-                               .n_sizes = n, .iters = iters};
-        if (calib_tcp_bench(&ta, out, stdout, &err) != 0)
-            return fail_input(&err);
-        return 0;
-    }
+    if (!strcmp(sub, "tcp") && argc - optind == 1 && (c.out || c.listen_port > 0))
+        return calib_tcp(&c);
     return usage_error("calib", "expected 'fit FILE -o OUT', 'report FILE', 'roofline -H H -m M -o "
                                 "OUT' or 'tcp -o OUT'");
 }
 
 /* ---- bench ---- */
 
-static const char bench_help[] =
+static const char bench_usage[] =
     "usage: mooncake-sim bench [--trace FILE] [--repeat N]\n"
     "Replay a whole trace (default: $MOONCAKE_TRACES/conversation_trace.jsonl.zst) on\n"
     "8 prefill + 8 decode a800x8 nodes, with cache-blind placement and with the Conductor,\n"
     "and print wall time, events and events per second; then compare the cJSON and\n"
-    "jansson trace parsers, and time the sweep driver against a plain loop of runs.\n\n"
-    "  -t, --trace FILE   trace to replay\n"
-    "  -r, --repeat N     runs to time (best and median reported; default 5)\n"
-    "  -h, --help         this help\n";
+    "jansson trace parsers, and time the sweep driver against a plain loop of runs.\n\n";
+
+static const sim_opt_t bench_opts[] = {
+    {OPT_TRACE, "trace", 't', "FILE", "trace to replay"},
+    {OPT_REPEAT, "repeat", 'r', "N", "runs to time (best and median reported; default 5)"},
+    {OPT_HELP, "help", 'h', NULL, "this help"},
+    {0},
+};
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -726,24 +807,25 @@ static int cmp_dbl(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmd_bench(int argc, char **argv)
+/* bench's options into tpath (len bytes; the default trace when none) and
+ * *repeat: -1 to go on, else the exit status. */
+static int bench_parse(int argc, char **argv, char *tpath, size_t len, int *repeat)
 {
-    static const struct option opts[] = {
-        {"trace", required_argument, NULL, 't'}, {"repeat", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
-    };
-    char tpath[SIM_CFG_PATH] = "";
-    int repeat = 5, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "t:r:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 't': snprintf(tpath, sizeof tpath, "%s", optarg); break;
-        case 'r': repeat = atoi(optarg); break;
-        case 'h': fputs(bench_help, stdout); return 0;
-        default: return usage_error("bench", "bad option");
+    const char *arg;
+    int id, rc = -1;
+    sim_opts_t *op = sim_opts_new(bench_opts, argc, argv);
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
+        switch (id) {
+        case OPT_TRACE: snprintf(tpath, len, "%s", arg); break;
+        case OPT_REPEAT: *repeat = atoi(arg); break;
+        case OPT_HELP: rc = print_help(bench_usage, bench_opts); break;
+        default: rc = usage_error("bench", "bad option"); break;
         }
     }
-    if (repeat < 1 || repeat > 1000 || optind != argc)
+    sim_opts_free(op);
+    if (rc >= 0)
+        return rc;
+    if (*repeat < 1 || *repeat > 1000 || optind != argc)
         return usage_error("bench", "bad arguments");
     if (!tpath[0]) {
         const char *d = getenv("MOONCAKE_TRACES");
@@ -752,10 +834,17 @@ static int cmd_bench(int argc, char **argv)
                             "conversation_trace.jsonl.zst, or pass --trace FILE\n");
             return EXIT_USAGE;
         }
-        snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl.zst", d);
+        snprintf(tpath, len, "%s/conversation_trace.jsonl.zst", d);
         if (access(tpath, R_OK) != 0) /* as `make traces` stores it */
-            snprintf(tpath, sizeof tpath, "%s/conversation_trace.jsonl", d);
+            snprintf(tpath, len, "%s/conversation_trace.jsonl", d);
     }
+    return -1;
+}
+
+/* Time repeat runs of tpath on each of two set-ups and print them; 0 or
+ * the exit status of a failed run. */
+static int bench_runs(const char *tpath, int repeat, const char *dd)
+{
     /* Two set-ups: the foundation's (cache-blind placement, local pool)
      * and Mooncake's (the Conductor, global pool with fetches). */
     static const char *const setups[][3] = {
@@ -765,8 +854,6 @@ static int cmd_bench(int argc, char **argv)
     sim_config_t *cfg = malloc(sizeof *cfg);
     if (!cfg)
         return 1;
-    char dd[PATH_MAX];
-    data_dir(dd, sizeof dd);
     sim_run_opts_t ro = {.config_src = "bench", .out_dir = NULL, .data_dir = dd};
     sim_err_t err;
     printf("bench: %s on 8P+8D a800x8 (fitted cost model, RDMA network)\n", tpath);
@@ -796,6 +883,19 @@ static int cmd_bench(int argc, char **argv)
         printf("    events/s      %.0f (best run)\n", (double)res.events / walls[0]);
     }
     free(cfg);
+    return 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    char tpath[SIM_CFG_PATH] = "", dd[PATH_MAX];
+    int repeat = 5, rc = bench_parse(argc, argv, tpath, sizeof tpath, &repeat);
+    if (rc >= 0)
+        return rc;
+    data_dir(dd, sizeof dd);
+    if ((rc = bench_runs(tpath, repeat, dd)) != 0)
+        return rc;
+    sim_err_t err;
     printf("trace parsers:\n");
     if (trace_bench_parse(tpath, stdout, &err) != 0)
         return fail_input(&err);
@@ -804,7 +904,7 @@ static int cmd_bench(int argc, char **argv)
         perror("mooncake-sim bench: mkdtemp");
         return 1;
     }
-    int rc = sim_cmd_bench_sweep(dd, tmp) == 0 ? 0 : 1;
+    rc = sim_cmd_bench_sweep(dd, tmp) == 0 ? 0 : 1;
     char rm[sizeof tmp + 16];
     snprintf(rm, sizeof rm, "rm -rf %s", tmp);
     if (system(rm) != 0)

@@ -258,5 +258,32 @@ expect 2 "calibration is for 'h200x8'" "$BIN" run "$T/small.json" --set cost.cal
 # bench needs a trace
 (unset MOONCAKE_TRACES; expect 2 "set MOONCAKE_TRACES" "$BIN" bench)
 
+# option tables (sim/opts.c): every option a command's --help lists, long
+# form and short, is one its parser takes; bad options keep their message
+for c in run trace search compare calib bench sweep capacity; do
+    "$BIN" $c --help >"$T/help" 2>&1
+    n=0
+    for o in $(sed -n -e 's/^  \(-[A-Za-z]\), \(--[a-z-]*\).*/\1 \2/p' \
+                      -e 's/^      \(--[a-z-]*\).*/\1/p' "$T/help"); do
+        n=$((n + 1))
+        "$BIN" $c $o </dev/null >"$T/out" 2>&1
+        if grep -q "unrecognized option\|invalid option" "$T/out"; then
+            bad "$c $o: listed in --help but refused"
+        else
+            ok
+        fi
+    done
+    [ "$n" -ge 2 ] && ok || bad "$c --help lists $n option forms"
+    expect 2 "mooncake-sim $c: bad option (try 'mooncake-sim $c --help')" "$BIN" $c --no-such-option
+    expect 2 "mooncake-sim $c: bad option" "$BIN" $c -Z
+done
+expect 0 "trace.generator.rate_rps" "$BIN" run --help-c      # a prefix of a hidden option
+expect 2 "option '--tt' is ambiguous" "$BIN" search x.json --lo 1 --tt 2
+expect 2 "requires an argument" "$BIN" search x.json --lo
+expect 2 "doesn't allow an argument" "$BIN" run x.json --quiet=1
+expect 0 "                        (default EXP itself)" "$BIN" search --help
+expect 0 "Exit status: 0 every point ran" "$BIN" sweep --help
+expect 2 "--max-probes 1: expected an integer in [2, 1000]" "$BIN" search x.json --lo 1 --max-probes 1
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
