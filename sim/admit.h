@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "sim/params.h"
 #include "sim/request.h"
 
 typedef struct sim_cluster sim_cluster_t;
@@ -13,7 +14,11 @@ typedef struct sim_cluster sim_cluster_t;
 typedef struct sim_admit_ops {
     const char *name;
     const char *help;
-    void *(*init)(const sim_cluster_t *c); /* may be NULL */
+    /* The policy's own parameters (admission.params); NULL: none. */
+    const sim_params_t *params;
+    /* Per-run state; may be NULL. params: the filled struct (NULL without
+     * a table), alive until free. */
+    void *(*init)(const sim_cluster_t *c, const void *params);
     void (*free)(void *st);
     /* 1 to admit r at arrival, 0 to reject it (HTTP 429). */
     int (*at_arrival)(void *st, const sim_cluster_t *c, const sim_req_t *r);
@@ -21,10 +26,18 @@ typedef struct sim_admit_ops {
     int (*after_prefill)(void *st, const sim_cluster_t *c, const sim_req_t *r);
 } sim_admit_ops_t;
 
-extern const sim_admit_ops_t sim_admit_none;
-extern const sim_admit_ops_t sim_admit_baseline;
-extern const sim_admit_ops_t sim_admit_early;
-extern const sim_admit_ops_t sim_admit_predictive;
+#define SIM_ADMIT(name) extern const sim_admit_ops_t sim_admit_##name;
+#include "sim/policy/admit_list.h"
+#undef SIM_ADMIT
+
+/* The threshold every load-based policy takes, as a field of its
+ * parameter struct T (member m, a double). */
+#define SIM_ADMIT_THRESHOLD(T, m)                                   \
+    SIM_PARAM_N("threshold", T, m, 0.01, 100, "1",                  \
+                "a predicted load (TTFT / TTFT SLO, TBT / TBT SLO) above this rejects")
+
+/* init for a policy whose state is its parameter struct. */
+void *sim_admit_params_state(const sim_cluster_t *c, const void *params);
 
 /* Admits every request: an at_arrival or after_prefill for any policy
  * that does not check at that point. */
@@ -33,9 +46,8 @@ int sim_admit_always(void *st, const sim_cluster_t *c, const sim_req_t *r);
 /* Loads as the paper defines them (1 = at the SLO). */
 /* Prefill: r's best predicted TTFT / TTFT SLO. */
 double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r);
-/* Decode: the mean load over decode instances (sim_cluster_decode_load_now)
- * when at_ns is now; the forecast load at a later at_ns. */
-double sim_admit_decode_load(const sim_cluster_t *c, sim_time_t at_ns);
+/* Decode: the mean load over decode instances (sim_cluster_decode_load_now). */
+double sim_admit_decode_load_now(const sim_cluster_t *c);
 
 const sim_admit_ops_t *sim_admit_find(const char *name);
 void sim_admit_names(char *buf, size_t len);

@@ -246,8 +246,8 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net_profile);
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
     sim_free(nic);
-    c->place_st = a->place->init ? a->place->init(c) : NULL;
-    c->admit_st = a->admit->init ? a->admit->init(c) : NULL;
+    c->place_st = a->place->init ? a->place->init(c, a->place_params) : NULL;
+    c->admit_st = a->admit->init ? a->admit->init(c, a->admit_params) : NULL;
     return c;
 }
 
@@ -442,11 +442,11 @@ sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallbac
 }
 
 sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
-                                          sim_time_t t_d_ns)
+                                          sim_time_t t_d_ns, int learned)
 {
     /* Mean residual life over the observed durations longer than age: the
      * buckets above age's, and age's own when its mean exceeds age. */
-    if (c->decode_n > 0 && c->a.admit_t_d_ns == 0) {
+    if (c->decode_n > 0 && learned) {
         int b = dur_bucket(age_ns);
         int64_t cnt = c->dur_cnt_ge[b + 1], sum = c->dur_sum_ge_ns[b + 1];
         int64_t own_cnt = c->dur_cnt_ge[b] - cnt, own_sum = c->dur_sum_ge_ns[b] - sum;
@@ -463,7 +463,7 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
 }
 
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle, int64_t *n, int64_t *ctx, int64_t *rsv)
+                                 int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv)
 {
     int nd = c->a.n_decode;
     sim_time_t now = sim_evq_now(c->evq);
@@ -499,7 +499,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
             join = r->decode_join_ns;
             rctx += 1 + (d->b.iter - r->join_iter);
             leave = now + (oracle ? (r->finish_iter - d->b.iter + 1) * iter[j]
-                                  : sim_cluster_decode_residual_ns(c, now - join, t_d_ns));
+                                  : sim_cluster_decode_residual_ns(c, now - join, t_d_ns, learned));
         } else {
             /* in prefill (forecast_join set above), or prefilled and on its way */
             join = r->prefill_done || r->prefill_inst < 0 ? now : SIM_MAX(r->forecast_join_ns, now);
@@ -515,14 +515,14 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
 }
 
 double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle)
+                                 int learned, int oracle)
 {
     int nd = c->a.n_decode;
     if (nd == 0)
         return 0;
     int64_t *n = sim_xcalloc((size_t)nd * 3, sizeof *n, "forecast");
     int64_t *ctx = n + nd, *rsv = n + 2 * nd;
-    sim_cluster_forecast_decode(c, at_ns, t_d_ns, oracle, n, ctx, rsv);
+    sim_cluster_forecast_decode(c, at_ns, t_d_ns, learned, oracle, n, ctx, rsv);
     double sum = 0;
     for (int j = 0; j < nd; j++)
         sum += decode_load(c, n[j], ctx[j], rsv[j]);

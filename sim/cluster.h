@@ -27,7 +27,9 @@ typedef struct sim_cluster_args {
     const model_llm_t *llm;
     const model_cost_t *cost;
     const sim_place_ops_t *place;
+    const void *place_params;    /* place->params' struct (NULL: none); outlives the cluster */
     const sim_admit_ops_t *admit;
+    const void *admit_params;
     int n_prefill;
     int n_decode;
     int64_t decode_max_batch;
@@ -41,9 +43,6 @@ typedef struct sim_cluster_args {
     int hot_replicas;           /* extra replicas made each time */
     sim_time_t ts_interval_ns;  /* time-series row period (0: none) */
     uint64_t seed;              /* master seed (policies derive their streams) */
-    double kvcache_threshold;   /* Algorithm 1's kvcache_balancing_threshold */
-    int slo_reject;             /* the Conductor rejects requests predicted to miss an SLO */
-    int handoff_aware;          /* the Conductor's TTFT counts the P->D hand-off left after prefill */
     sim_time_t slo_ttft_ns;
     sim_time_t slo_tbt_ns;
     /* Colocated (vLLM-like) serving instead of P/D: n_colocated > 0. */
@@ -59,12 +58,6 @@ typedef struct sim_cluster_args {
     int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
     sim_time_t inline_stall_ns;  /* ... when prefill + one iteration stays within this */
     sim_time_t schedule_ns;      /* the Conductor's decision time per request */
-    /* Admission (overload). */
-    double admit_threshold;      /* a load above this rejects */
-    sim_time_t admit_t_d_ns;     /* uniform decode time; 0: learned mean */
-    sim_time_t admit_t_d_init_ns; /* the learned mean's value before any completion */
-    sim_time_t admit_horizon_ns; /* 0: the request's own predicted TTFT */
-    int admit_oracle;            /* request-level prediction with true output lengths */
     /* The KVCache pool: NULL policy = no reuse. Capacities per node in
      * blocks (-1 unlimited, 0 none). */
     const sim_evict_ops_t *cache_policy;
@@ -148,19 +141,19 @@ double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req
  * after its real remaining tokens at its instance's current iteration
  * time. O(requests in flight). */
 double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle);
+                                 int learned, int oracle);
 /* Expected remaining decode time of a request that has decoded age_ns:
- * the mean residual of the observed decode durations longer than age_ns
- * (system level: no request's own length is used); with a set uniform t_d
- * (or nothing observed that long), what is left of t_d_ns, or t_d_ns again
- * once it has outlived it. */
+ * with learned, the mean residual of the observed decode durations longer
+ * than age_ns (system level: no request's own length is used); with a set
+ * uniform t_d (!learned, or nothing observed that long), what is left of
+ * t_d_ns, or t_d_ns again once it has outlived it. */
 sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
-                                          sim_time_t t_d_ns);
+                                          sim_time_t t_d_ns, int learned);
 /* The forecast's batch per decode instance: n[j] requests with ctx[j]
  * context tokens reserving rsv[j] tokens of VRAM at at_ns (arrays of
  * n_decode), from which sim_cluster_forecast_load computes the load. */
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
+                                 int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
 /* Mean observed decode duration (first decode step to the last token) of
  * completed requests; fallback_ns before the first one. */
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns);

@@ -15,24 +15,14 @@
 #include "sim/evict.h"
 #include "sim/jsonx.h"
 #include "sim/net.h"
+#include "sim/params.h"
 #include "sim/place.h"
 
-typedef enum { F_INT, F_DBL, F_STR } ftype_t;
+typedef sim_param_t field_t;
 
-typedef struct field {
-    const char *path;
-    ftype_t type;
-    size_t off;
-    size_t size; /* strings: buffer size */
-    double min, max;
-    const char *def;
-    const char *help;
-} field_t;
-
-#define MEMBER_SIZE(m) sizeof(((sim_config_t *)0)->m)
-#define FI(p, m, lo, hi, d, h) {p, F_INT, offsetof(sim_config_t, m), 0, lo, hi, d, h}
-#define FD(p, m, lo, hi, d, h) {p, F_DBL, offsetof(sim_config_t, m), 0, lo, hi, d, h}
-#define FS(p, m, d, h) {p, F_STR, offsetof(sim_config_t, m), MEMBER_SIZE(m), 0, 0, d, h}
+#define FI(p, m, lo, hi, d, h) SIM_PARAM_I(p, sim_config_t, m, lo, hi, d, h)
+#define FD(p, m, lo, hi, d, h) SIM_PARAM_N(p, sim_config_t, m, lo, hi, d, h)
+#define FS(p, m, d, h) SIM_PARAM_S(p, sim_config_t, m, d, h)
 #define BIG 9007199254740992.0 /* 2^53: exact in a double */
 
 static const field_t fields[] = {
@@ -128,29 +118,12 @@ static const field_t fields[] = {
        "longctx generator: prompt length in tokens"),
     FS("scheduler.policy", scheduler.policy, "kvcentric",
        "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
-       "random, round_robin"),
-    FD("scheduler.kvcache_balancing_threshold", scheduler.kvcache_balancing_threshold, 1, 1e9,
-       "1.5", "kvcentric fetches a longer prefix when best / own exceeds this"),
-    FI("scheduler.slo_reject", scheduler.slo_reject, 0, 1, "1",
-       "kvcentric rejects at arrival a request predicted to miss its TTFT or TBT SLO"),
-    FI("scheduler.handoff_aware", scheduler.handoff_aware, 0, 1, "1",
-       "kvcentric: a prefill instance's predicted TTFT counts the part of the KV hand-off to the "
-       "decode instance that its prefill does not cover (the network's state now)"),
+       "random, round_robin, power_of_d; each policy's own parameters go in scheduler.params"),
     FD("scheduler.schedule_s", scheduler.schedule_s, 0, 1e3, "0.05",
        "the Conductor's decision time per request, s, inside TTFT (FAST'25 Fig. 14's Schedule "
        "column; disaggregated serving only)"),
     FS("admission.policy", admission.policy, "none",
        "admission control: none, baseline, early, predictive"),
-    FD("admission.threshold", admission.threshold, 0.01, 100, "1",
-       "a predicted load (TTFT / TTFT SLO, TBT / TBT SLO) above this rejects"),
-    FD("admission.t_d_s", admission.t_d_s, 0, 1e6, "0",
-       "predictive: uniform decode time per request, s (0: the running mean of observed ones)"),
-    FD("admission.t_d_init_s", admission.t_d_init_s, 0.001, 1e6, "10",
-       "predictive: t_d before any request has finished decoding, s"),
-    FD("admission.horizon_s", admission.horizon_s, 0, 1e6, "0",
-       "predictive: forecast this far ahead, s (0: the request's own predicted TTFT)"),
-    FS("admission.predictor", admission.predictor, "system",
-       "predictive: system (uniform t_d) or oracle (each request's real output length)"),
     FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
        "cost.model fitted: a calibration file, or the name of a built-in one (models/calib/NAME.json); "
@@ -192,21 +165,16 @@ static const field_t fields[] = {
 };
 
 #define N_FIELDS (sizeof fields / sizeof fields[0])
+static const sim_params_t table = SIM_PARAMS(fields, sim_config_t);
 
-static const field_t *find_field(const char *path)
-{
-    for (size_t i = 0; i < N_FIELDS; i++)
-        if (strcmp(fields[i].path, path) == 0)
-            return &fields[i];
-    return NULL;
-}
+static const field_t *find_field(const char *path) { return sim_params_find(&table, path); }
 
 /* Is prefix the path of an object holding fields (prefix + ".")? */
 static int is_object_path(const char *prefix)
 {
     size_t n = strlen(prefix);
     for (size_t i = 0; i < N_FIELDS; i++)
-        if (strncmp(fields[i].path, prefix, n) == 0 && fields[i].path[n] == '.')
+        if (strncmp(fields[i].key, prefix, n) == 0 && fields[i].key[n] == '.')
             return 1;
     return 0;
 }
@@ -217,7 +185,7 @@ static void keys_under(const char *prefix, char *buf, size_t len)
     size_t n = strlen(prefix), off = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < N_FIELDS; i++) {
-        const char *p = fields[i].path;
+        const char *p = fields[i].key;
         if (n && (strncmp(p, prefix, n) != 0 || p[n] != '.'))
             continue;
         const char *k = n ? p + n + 1 : p;
@@ -226,7 +194,7 @@ static void keys_under(const char *prefix, char *buf, size_t len)
         snprintf(key, sizeof key, "%.*s", (int)kl, k);
         int dup = 0;
         for (size_t j = 0; j < i && !dup; j++) {
-            const char *q = fields[j].path;
+            const char *q = fields[j].key;
             if (n && (strncmp(q, prefix, n) != 0 || q[n] != '.'))
                 continue;
             const char *kq = n ? q + n + 1 : q;
@@ -237,103 +205,196 @@ static void keys_under(const char *prefix, char *buf, size_t len)
     }
 }
 
-static void *slot(sim_config_t *cfg, const field_t *f) { return (char *)cfg + f->off; }
-static const void *cslot(const sim_config_t *cfg, const field_t *f)
+void sim_config_defaults(sim_config_t *cfg) { sim_params_defaults(&table, cfg); }
+
+/* ---- plug-in parameters ---- */
+
+/* A config object holding the parameters of the plug-in another key
+ * names: stored as given (key, text, JSON kind) and checked against the
+ * plug-in's own table once the plug-in is known (validate). */
+typedef struct group {
+    const char *path;   /* "scheduler.params" */
+    const char *policy; /* the key naming the plug-in: "scheduler.policy" */
+    const char *what;   /* "placement policy" */
+    size_t off;         /* of the sim_cfg_params_t in sim_config_t */
+    const sim_params_t *(*table)(const char *name); /* NULL: no such plug-in */
+} group_t;
+
+static const sim_params_t *place_table(const char *name)
 {
-    return (const char *)cfg + f->off;
+    const sim_place_ops_t *o = sim_place_find(name);
+    return o ? sim_plugin_params(o->params) : NULL;
 }
 
-static int range_err(const field_t *f, double v, const char *where, sim_err_t *err)
+static const sim_params_t *admit_table(const char *name)
 {
-    if (v >= f->min && v <= f->max)
-        return 0;
-    return sim_errf(err, "%s: %g is out of range [%g, %g]", where, v, f->min, f->max);
+    const sim_admit_ops_t *o = sim_admit_find(name);
+    return o ? sim_plugin_params(o->params) : NULL;
 }
 
-static int set_int(sim_config_t *cfg, const field_t *f, double v, const char *where,
-                   sim_err_t *err)
+static const group_t groups[] = {
+    {"scheduler.params", "scheduler.policy", "placement policy",
+     offsetof(sim_config_t, scheduler.params), place_table},
+    {"admission.params", "admission.policy", "admission policy",
+     offsetof(sim_config_t, admission.params), admit_table},
+};
+#define N_GROUPS (sizeof groups / sizeof groups[0])
+
+/* Keys that became a plug-in's parameters: a located hint, not just
+ * "unknown key". */
+static const char *const moved[][2] = {
+    {"scheduler.kvcache_balancing_threshold", "scheduler.params.kvcache_balancing_threshold"},
+    {"scheduler.slo_reject", "scheduler.params.slo_reject"},
+    {"scheduler.handoff_aware", "scheduler.params.handoff_aware"},
+    {"admission.threshold", "admission.params.threshold"},
+    {"admission.t_d_s", "admission.params.t_d_s"},
+    {"admission.t_d_init_s", "admission.params.t_d_init_s"},
+    {"admission.horizon_s", "admission.params.horizon_s"},
+    {"admission.predictor", "admission.params.predictor"},
+};
+
+static int moved_err(const char *path, const char *where, sim_err_t *err)
 {
-    if (range_err(f, v, where, err))
-        return -1;
-    *(int64_t *)slot(cfg, f) = (int64_t)v;
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
+        if (strcmp(path, moved[i][0]) == 0)
+            return sim_errf(err, "%s: now %s, a parameter of the chosen policy (see --help-config)",
+                            where, moved[i][1]);
     return 0;
 }
 
-static int set_dbl(sim_config_t *cfg, const field_t *f, double v, const char *where,
-                   sim_err_t *err)
+/* The group path is, or the group whose path prefixes path + ".". */
+static const group_t *group_of(const char *path, int exact)
 {
-    if (!isfinite(v))
-        return sim_errf(err, "%s: expected a finite number", where);
-    if (range_err(f, v, where, err))
-        return -1;
-    *(double *)slot(cfg, f) = v;
+    for (size_t i = 0; i < N_GROUPS; i++) {
+        size_t n = strlen(groups[i].path);
+        if (strncmp(path, groups[i].path, n) == 0 &&
+            (exact ? path[n] == '\0' : path[n] == '.' && path[n + 1]))
+            return &groups[i];
+    }
+    return NULL;
+}
+
+static sim_cfg_params_t *kvs(sim_config_t *cfg, const group_t *g)
+{
+    return (sim_cfg_params_t *)((char *)cfg + g->off);
+}
+
+static const sim_cfg_params_t *ckvs(const sim_config_t *cfg, const group_t *g)
+{
+    return (const sim_cfg_params_t *)((const char *)cfg + g->off);
+}
+
+/* Store key = value (as given) in a group, replacing an earlier value. */
+static int kv_put(sim_cfg_params_t *ps, const char *key, const json_t *v, const char *text,
+                  const char *where, sim_err_t *err)
+{
+    sim_cfg_param_t e = {.kind = SIM_CFG_PARAM_TEXT};
+    if (strlen(key) >= sizeof e.key)
+        return sim_errf(err, "%s: parameter name longer than %zu bytes", where, sizeof e.key - 1);
+    snprintf(e.key, sizeof e.key, "%s", key);
+    if (v) {
+        if (json_is_integer(v)) {
+            e.kind = SIM_CFG_PARAM_INT;
+            snprintf(e.text, sizeof e.text, "%lld", (long long)json_integer_value(v));
+        } else if (json_is_real(v)) {
+            e.kind = SIM_CFG_PARAM_REAL;
+            sim_fmt_shortest(json_real_value(v), e.text, sizeof e.text);
+        } else if (json_is_string(v)) {
+            e.kind = SIM_CFG_PARAM_STRING;
+            text = json_string_value(v);
+        } else {
+            return sim_errf(err, "%s: expected a number or a string", where);
+        }
+    }
+    if (text) {
+        if (strlen(text) >= sizeof e.text)
+            return sim_errf(err, "%s: value longer than %zu bytes", where, sizeof e.text - 1);
+        snprintf(e.text, sizeof e.text, "%s", text);
+    }
+    int i = 0;
+    while (i < ps->n && strcmp(ps->v[i].key, key) != 0)
+        i++;
+    if (i == SIM_CFG_MAX_PARAMS)
+        return sim_errf(err, "%s: more than %d parameters", where, SIM_CFG_MAX_PARAMS);
+    ps->v[i] = e;
+    ps->n += i == ps->n;
     return 0;
 }
 
-static int set_str(sim_config_t *cfg, const field_t *f, const char *v, const char *where,
-                   sim_err_t *err)
-{
-    size_t n = strlen(v);
-    if (n >= f->size)
-        return sim_errf(err, "%s: string longer than %zu bytes", where, f->size - 1);
-    memcpy(slot(cfg, f), v, n + 1);
-    return 0;
-}
-
-/* Parse text for field f (defaults and --set). */
-static int set_text(sim_config_t *cfg, const field_t *f, const char *text, const char *where,
+/* Check one stored value against its field and set it in obj. */
+static int kv_apply(const sim_param_t *p, const sim_cfg_param_t *e, void *obj, const char *where,
                     sim_err_t *err)
 {
-    char *end;
-    switch (f->type) {
-    case F_INT: {
-        errno = 0;
-        long long v = strtoll(text, &end, 10);
-        if (errno || end == text || *end)
-            return sim_errf(err, "%s: expected an integer, got '%s'", where, text);
-        return set_int(cfg, f, (double)v, where, err);
-    }
-    case F_DBL: {
-        errno = 0;
-        double v = strtod(text, &end);
-        if (errno || end == text || *end)
-            return sim_errf(err, "%s: expected a number, got '%s'", where, text);
-        return set_dbl(cfg, f, v, where, err);
-    }
-    case F_STR:
-        return set_str(cfg, f, text, where, err);
-    }
-    return -1;
+    int numeric = p->type == SIM_PARAM_INT || p->type == SIM_PARAM_NUM;
+    if (e->kind == SIM_CFG_PARAM_STRING && numeric)
+        return sim_errf(err, "%s: expected a number", where);
+    if ((e->kind == SIM_CFG_PARAM_INT || e->kind == SIM_CFG_PARAM_REAL) && !numeric)
+        return sim_errf(err, "%s: expected a string", where);
+    if (e->kind == SIM_CFG_PARAM_REAL && p->type == SIM_PARAM_INT)
+        return sim_errf(err, "%s: expected an integer", where);
+    return sim_params_set_text(p, obj, e->text, where, err);
 }
 
-void sim_config_defaults(sim_config_t *cfg)
+/* The group's plug-in parameters: its table's defaults with the stored
+ * values applied, into a new struct (*out; NULL when the plug-in has no
+ * parameters). 0, or -1 with "src: $.scheduler.params.KEY: ...". */
+static int group_build(const sim_config_t *cfg, const group_t *g, const char *src, void **out,
+                       sim_err_t *err)
 {
-    memset(cfg, 0, sizeof *cfg);
-    for (size_t i = 0; i < N_FIELDS; i++) {
-        sim_err_t e;
-        /* A default outside its own range is a bug in the table. */
-        SIM_ASSERT(set_text(cfg, &fields[i], fields[i].def, fields[i].path, &e) == 0);
+    *out = NULL;
+    const char *name = (const char *)cfg + find_field(g->policy)->off;
+    const sim_params_t *t = g->table(name);
+    const sim_cfg_params_t *ps = ckvs(cfg, g);
+    if (!t)
+        return sim_errf(err, "%s: $.%s: unknown %s '%s'", src, g->policy, g->what, name);
+    void *obj = t->n ? sim_xmalloc(t->size, "plug-in parameters") : NULL;
+    if (obj)
+        sim_params_defaults(t, obj);
+    for (int i = 0; i < ps->n; i++) {
+        char where[600];
+        snprintf(where, sizeof where, "%s: $.%s.%s", src, g->path, ps->v[i].key);
+        const sim_param_t *p = sim_params_find(t, ps->v[i].key);
+        if (!p) {
+            char keys[512];
+            sim_params_keys(t, keys, sizeof keys);
+            sim_free(obj);
+            return sim_errf(err, "%s: not a parameter of %s '%s' (its parameters: %s)", where,
+                            g->what, name, keys);
+        }
+        if (kv_apply(p, &ps->v[i], obj, where, err) != 0) {
+            sim_free(obj);
+            return -1;
+        }
     }
+    *out = obj;
+    return 0;
 }
 
-static int set_json(sim_config_t *cfg, const field_t *f, const json_t *v, const char *where,
-                    sim_err_t *err)
+int sim_config_plugin_params(const sim_config_t *cfg, const char *group, const char *src,
+                             void **out, sim_err_t *err)
 {
-    switch (f->type) {
-    case F_INT:
-        if (!json_is_integer(v))
-            return sim_errf(err, "%s: expected an integer", where);
-        return set_int(cfg, f, (double)json_integer_value(v), where, err);
-    case F_DBL:
-        if (!json_is_number(v))
-            return sim_errf(err, "%s: expected a number", where);
-        return set_dbl(cfg, f, json_number_value(v), where, err);
-    case F_STR:
-        if (!json_is_string(v))
-            return sim_errf(err, "%s: expected a string", where);
-        return set_str(cfg, f, json_string_value(v), where, err);
+    const group_t *g = group_of(group, 1);
+    SIM_ASSERT(g != NULL);
+    return group_build(cfg, g, src, out, err);
+}
+
+/* The group as the effective config shows it: every parameter of the
+ * plug-in with its value, or what was given when it does not check. */
+static json_t *group_json(const sim_config_t *cfg, const group_t *g)
+{
+    void *obj;
+    sim_err_t e;
+    if (group_build(cfg, g, "", &obj, &e) == 0) {
+        const char *name = (const char *)cfg + find_field(g->policy)->off;
+        json_t *j = sim_params_to_json(g->table(name), obj);
+        sim_free(obj);
+        return j;
     }
-    return -1;
+    json_t *j = json_object();
+    const sim_cfg_params_t *ps = ckvs(cfg, g);
+    for (int i = 0; i < ps->n; i++)
+        json_object_set_new(j, ps->v[i].key, json_string(ps->v[i].text));
+    return j;
 }
 
 static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const char *src,
@@ -348,15 +409,29 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
             return sim_errf(err, "%s: $.%s...: key path too long", src, prefix);
         snprintf(where, sizeof where, "%s: $.%s", src, path);
         const field_t *f = find_field(path);
+        const group_t *g = group_of(path, 1);
         if (f) {
-            if (set_json(cfg, f, val, where, err) != 0)
+            if (sim_params_set_json(f, cfg, val, where, err) != 0)
                 return -1;
+        } else if (g) {
+            if (!json_is_object(val))
+                return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
+            const char *k;
+            json_t *v;
+            json_object_foreach(val, k, v) {
+                char w2[800];
+                snprintf(w2, sizeof w2, "%s.%s", where, k);
+                if (kv_put(kvs(cfg, g), k, v, NULL, w2, err) != 0)
+                    return -1;
+            }
         } else if (is_object_path(path)) {
             if (!json_is_object(val))
                 return sim_errf(err, "%s: expected an object", where);
             if (walk(cfg, val, path, src, err) != 0)
                 return -1;
         } else {
+            if (moved_err(path, where, err) != 0)
+                return -1;
             char keys[1024];
             keys_under(prefix, keys, sizeof keys);
             return sim_errf(err, "%s: unknown key (valid here: %s)", where, keys);
@@ -383,9 +458,29 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
                         sim_err_t *err)
 {
     const field_t *f = find_field(path);
-    if (!f)
+    const group_t *g = group_of(path, 0);
+    if (g)
+        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, v, NULL, where, err);
+    if ((g = group_of(path, 1)) != NULL) { /* the whole object: replaces what was there */
+        if (!json_is_object(v))
+            return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
+        kvs(cfg, g)->n = 0;
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            char w2[800];
+            snprintf(w2, sizeof w2, "%s.%s", where, k);
+            if (kv_put(kvs(cfg, g), k, x, NULL, w2, err) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (!f) {
+        if (moved_err(path, where, err) != 0)
+            return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
-    return set_json(cfg, f, v, where, err);
+    }
+    return sim_params_set_json(f, cfg, v, where, err);
 }
 
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
@@ -397,17 +492,34 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
     snprintf(where, sizeof where, "--set %s", assignment);
     const field_t *f = find_field(path);
-    if (!f)
+    const group_t *g = group_of(path, 0);
+    if (g)
+        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, NULL, eq + 1, where, err);
+    if (group_of(path, 1)) { /* --set 'scheduler.params={"slo_reject": 0}' */
+        json_error_t je;
+        json_t *v = json_loads(eq + 1, JSON_REJECT_DUPLICATES, &je);
+        if (!v)
+            return sim_errf(err, "%s: expected a JSON object: %s", where, je.text);
+        int rc = sim_config_set_json(cfg, path, v, where, err);
+        json_decref(v);
+        return rc;
+    }
+    if (!f) {
+        if (moved_err(path, where, err) != 0)
+            return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
-    return set_text(cfg, f, eq + 1, where, err);
+    }
+    return sim_params_set_text(f, cfg, eq + 1, where, err);
 }
 
 sim_config_type_t sim_config_type(const char *path)
 {
     const field_t *f = find_field(path);
     if (!f)
-        return SIM_CFG_NONE;
-    return f->type == F_INT ? SIM_CFG_INT : f->type == F_DBL ? SIM_CFG_NUM : SIM_CFG_STRING;
+        return group_of(path, 0) || group_of(path, 1) ? SIM_CFG_PARAM : SIM_CFG_NONE;
+    return f->type == SIM_PARAM_INT   ? SIM_CFG_INT
+           : f->type == SIM_PARAM_NUM ? SIM_CFG_NUM
+                                      : SIM_CFG_STRING;
 }
 
 int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,
@@ -501,6 +613,12 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
                         c->cache.policy, names);
     }
+    for (size_t i = 0; i < N_GROUPS; i++) {
+        void *obj;
+        if (group_build(c, &groups[i], src, &obj, err) != 0)
+            return -1;
+        sim_free(obj);
+    }
     if (c->cluster.colocated > 0 && (c->cluster.prefill != 0 || c->cluster.decode != 0))
         return sim_errf(err, "%s: $.cluster: with colocated instances set prefill and decode to 0",
                         src);
@@ -523,10 +641,6 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.network.transport: empty", src);
     if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
         return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
-    if (strcmp(c->admission.predictor, "system") != 0 && strcmp(c->admission.predictor, "oracle") != 0)
-        return sim_errf(err, "%s: $.admission.predictor: unknown predictor '%s' (valid: system, "
-                             "oracle)",
-                        src, c->admission.predictor);
     if (strcmp(c->admission.policy, "none") != 0 && c->cluster.colocated > 0)
         return sim_errf(err, "%s: $.admission.policy: admission control needs prefill and decode "
                              "instances",
@@ -563,43 +677,61 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
     return 0;
 }
 
+/* The object at dotted path's parent in root (created as needed); *leaf
+ * gets the last component. */
+static json_t *parent_of(json_t *root, const char *path, const char **leaf)
+{
+    json_t *obj = root;
+    const char *p = path, *dot;
+    while ((dot = strchr(p, '.')) != NULL) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(dot - p), p);
+        json_t *sub = json_object_get(obj, key);
+        if (!sub) {
+            sub = json_object();
+            json_object_set_new(obj, key, sub);
+        }
+        obj = sub;
+        p = dot + 1;
+    }
+    *leaf = p;
+    return obj;
+}
+
 json_t *sim_config_to_json(const sim_config_t *cfg)
 {
     json_t *root = json_object();
+    const char *leaf;
     for (size_t i = 0; i < N_FIELDS; i++) {
-        const field_t *f = &fields[i];
-        json_t *obj = root;
-        const char *p = f->path, *dot;
-        while ((dot = strchr(p, '.')) != NULL) {
-            char key[64];
-            snprintf(key, sizeof key, "%.*s", (int)(dot - p), p);
-            json_t *sub = json_object_get(obj, key);
-            if (!sub) {
-                sub = json_object();
-                json_object_set_new(obj, key, sub);
-            }
-            obj = sub;
-            p = dot + 1;
-        }
-        const void *v = cslot(cfg, f);
-        json_t *jv = f->type == F_INT   ? json_integer((json_int_t) * (const int64_t *)v)
-                     : f->type == F_DBL ? json_real(*(const double *)v)
-                                        : json_string((const char *)v);
-        json_object_set_new(obj, p, jv);
+        json_t *obj = parent_of(root, fields[i].key, &leaf);
+        json_object_set_new(obj, leaf, sim_params_get_json(&fields[i], cfg));
+    }
+    for (size_t i = 0; i < N_GROUPS; i++) {
+        json_t *obj = parent_of(root, groups[i].path, &leaf);
+        json_object_set_new(obj, leaf, group_json(cfg, &groups[i]));
     }
     return root;
 }
 
 void sim_config_print_schema(FILE *f)
 {
-    static const char *tn[] = {"int", "number", "string"};
     fprintf(f, "Experiment config keys (JSON; dotted paths are nested objects):\n\n");
-    for (size_t i = 0; i < N_FIELDS; i++) {
-        const field_t *fl = &fields[i];
-        fprintf(f, "  %-36s %-6s default %s", fl->path, tn[fl->type],
-                fl->def[0] ? fl->def : "\"\"");
-        if (fl->type != F_STR)
-            fprintf(f, "  [%g, %g]", fl->min, fl->max);
-        fprintf(f, "\n      %s\n", fl->help);
+    sim_params_print(&table, "", f);
+    for (size_t i = 0; i < N_GROUPS; i++) {
+        const group_t *g = &groups[i];
+        char names[512], prefix[64];
+        fprintf(f, "\n%s: the parameters of the chosen %s (%s), by policy:\n", g->path, g->what,
+                g->policy);
+        if (g->table == place_table)
+            sim_place_names(names, sizeof names);
+        else
+            sim_admit_names(names, sizeof names);
+        snprintf(prefix, sizeof prefix, "%s.", g->path);
+        char *save = NULL;
+        for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {
+            const sim_params_t *t = g->table(n);
+            fprintf(f, "  %s=%s:%s\n", g->policy, n, t && t->n ? "" : " none");
+            sim_params_print(t, prefix, f);
+        }
     }
 }

@@ -17,6 +17,21 @@
 #define SIM_CFG_STR 256
 #define SIM_CFG_PATH 1024
 
+/* A plug-in's parameters as the config gave them ("scheduler.params":
+ * {...} or --set scheduler.params.KEY=V): key, value text and the JSON
+ * kind it came as; checked against the plug-in's table by validate. */
+#define SIM_CFG_MAX_PARAMS 16
+enum { SIM_CFG_PARAM_TEXT, SIM_CFG_PARAM_INT, SIM_CFG_PARAM_REAL, SIM_CFG_PARAM_STRING };
+typedef struct sim_cfg_param {
+    char key[64];
+    char text[256];
+    int kind;
+} sim_cfg_param_t;
+typedef struct sim_cfg_params {
+    int n;
+    sim_cfg_param_t v[SIM_CFG_MAX_PARAMS];
+} sim_cfg_params_t;
+
 typedef struct sim_config {
     char name[SIM_CFG_STR];
     char description[SIM_CFG_PATH];
@@ -53,18 +68,12 @@ typedef struct sim_config {
     } trace;
     struct {
         char policy[SIM_CFG_STR];
-        double kvcache_balancing_threshold;
-        int64_t slo_reject;
         double schedule_s;
-        int64_t handoff_aware;
+        sim_cfg_params_t params; /* the placement policy's own */
     } scheduler;
     struct {
         char policy[SIM_CFG_STR];
-        double threshold;
-        double t_d_s;
-        double t_d_init_s;
-        double horizon_s;
-        char predictor[SIM_CFG_STR];
+        sim_cfg_params_t params; /* the admission policy's own */
     } admission;
     struct {
         char model[SIM_CFG_STR];
@@ -110,13 +119,16 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
 
 /* Set the key path from a JSON value, as an experiment file would; where
- * prefixes errors ("spec.json: $.axes.seed[2]"). 0 or -1. */
+ * prefixes errors ("spec.json: $.axes.seed[2]"). A plug-in's whole
+ * parameter object ("scheduler.params": {...}) replaces the one before.
+ * 0 or -1. */
 int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
                         sim_err_t *err);
 
 /* The type of the config key path (what --set would parse), or
- * SIM_CFG_NONE when there is no such key. */
-typedef enum { SIM_CFG_NONE, SIM_CFG_INT, SIM_CFG_NUM, SIM_CFG_STRING } sim_config_type_t;
+ * SIM_CFG_NONE when there is no such key; SIM_CFG_PARAM for a plug-in
+ * parameter ("scheduler.params.KEY"), whose type depends on the plug-in. */
+typedef enum { SIM_CFG_NONE, SIM_CFG_INT, SIM_CFG_NUM, SIM_CFG_STRING, SIM_CFG_PARAM } sim_config_type_t;
 sim_config_type_t sim_config_type(const char *path);
 
 /* Cross-field and name checks (registries, trace source). src names the
@@ -133,6 +145,14 @@ int sim_config_expand(const char *in, char *out, size_t len, const char *src, co
  * *out. 0 or -1 ("src: $.trace.path: ..."). */
 int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_buf, size_t len,
                           trace_open_args_t *out, sim_err_t *err);
+
+/* The parameters of the plug-in a group names ("scheduler.params" for
+ * scheduler.policy's, "admission.params"): the plug-in's defaults with
+ * the config's values applied, as a new struct of the plug-in's own type
+ * (*out, sim_free; NULL when it has no parameters). 0, or -1 with
+ * "src: $.scheduler.params.KEY: ..." (an unknown key lists the valid ones). */
+int sim_config_plugin_params(const sim_config_t *cfg, const char *group, const char *src,
+                             void **out, sim_err_t *err);
 
 /* The effective configuration as a new JSON object (caller json_decref). */
 json_t *sim_config_to_json(const sim_config_t *cfg);

@@ -9,8 +9,9 @@
 #include "sim/cluster.h"
 
 static const sim_place_ops_t *const place_registry[] = {
-    &sim_place_round_robin,  &sim_place_least_loaded, &sim_place_load_balance,
-    &sim_place_random,       &sim_place_cache_aware,  &sim_place_kvcentric,
+#define SIM_PLACE(name) &sim_place_##name,
+#include "sim/policy/place_list.h"
+#undef SIM_PLACE
 };
 
 const sim_place_ops_t *sim_place_find(const char *name)

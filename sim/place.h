@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "sim/params.h"
 #include "sim/request.h"
 
 typedef struct sim_cluster sim_cluster_t;
@@ -24,19 +25,20 @@ typedef struct sim_place_decision {
 typedef struct sim_place_ops {
     const char *name;
     const char *help;
-    /* Per-run state (NULL allowed when the policy keeps none). */
-    void *(*init)(const sim_cluster_t *c);
+    /* The policy's own parameters (scheduler.params): a table over a
+     * struct of its own; NULL when it has none. */
+    const sim_params_t *params;
+    /* Per-run state (NULL allowed when the policy keeps none); params is
+     * the filled struct (NULL without a table), alive until free. */
+    void *(*init)(const sim_cluster_t *c, const void *params);
     void (*free)(void *st);
     /* Decide for r; SIM_PLACE_OK with out filled, or SIM_PLACE_REJECT. */
     int (*place)(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out);
 } sim_place_ops_t;
 
-extern const sim_place_ops_t sim_place_round_robin;
-extern const sim_place_ops_t sim_place_least_loaded;
-extern const sim_place_ops_t sim_place_load_balance;
-extern const sim_place_ops_t sim_place_random;
-extern const sim_place_ops_t sim_place_cache_aware;
-extern const sim_place_ops_t sim_place_kvcentric;
+#define SIM_PLACE(name) extern const sim_place_ops_t sim_place_##name;
+#include "sim/policy/place_list.h"
+#undef SIM_PLACE
 
 const sim_place_ops_t *sim_place_find(const char *name);
 void sim_place_names(char *buf, size_t len);

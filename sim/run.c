@@ -255,8 +255,12 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     sim_cluster_t *cl = NULL;
     json_t *summary = NULL, *eff = NULL;
     sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0}, tsf = {0}, ftim = {0};
+    void *place_params = NULL, *admit_params = NULL;
 
     sim_net_profile_t prof;
+    if (sim_config_plugin_params(cfg, "scheduler.params", src, &place_params, err) != 0 ||
+        sim_config_plugin_params(cfg, "admission.params", src, &admit_params, err) != 0)
+        goto done;
     if (net_profile(cfg, o, nic_bytes_per_s, src, &prof, ppath, sizeof ppath, err) != 0)
         goto done;
     cost = model_cost_new(cfg->cost.model, &ca, err);
@@ -287,7 +291,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     sim_cluster_args_t ka = {
         .hw = hw, .llm = llm, .cost = cost,
         .place = sim_place_find(cfg->scheduler.policy),
+        .place_params = place_params,
         .admit = sim_admit_find(cfg->admission.policy),
+        .admit_params = admit_params,
         .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
         .decode_max_batch = cfg->cluster.decode_max_batch,
         .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
@@ -299,9 +305,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .hot_fetches = (int)cfg->cache.hot_fetches,
         .hot_replicas = (int)cfg->cache.hot_replicas,
         .seed = (uint64_t)cfg->seed,
-        .kvcache_threshold = cfg->scheduler.kvcache_balancing_threshold,
-        .slo_reject = (int)cfg->scheduler.slo_reject,
-        .handoff_aware = (int)cfg->scheduler.handoff_aware,
         .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
         .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
         .n_colocated = (int)cfg->cluster.colocated,
@@ -316,11 +319,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         .inline_prefill = (int)cfg->cluster.inline_prefill,
         .inline_stall_ns = (sim_time_t)llround(cfg->cluster.inline_stall_s * 1e9),
         .schedule_ns = (sim_time_t)llround(cfg->scheduler.schedule_s * 1e9),
-        .admit_threshold = cfg->admission.threshold,
-        .admit_t_d_ns = (sim_time_t)llround(cfg->admission.t_d_s * 1e9),
-        .admit_t_d_init_ns = (sim_time_t)llround(cfg->admission.t_d_init_s * 1e9),
-        .admit_horizon_ns = (sim_time_t)llround(cfg->admission.horizon_s * 1e9),
-        .admit_oracle = strcmp(cfg->admission.predictor, "oracle") == 0,
         .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
         .cache_policy = cfg->cache.enabled && cfg->cluster.colocated == 0
                             ? sim_evict_find(cfg->cache.policy)
@@ -403,6 +401,8 @@ done:
     json_decref(summary);
     json_decref(eff);
     sim_cluster_free(cl);
+    sim_free(place_params);
+    sim_free(admit_params);
     sim_metrics_free(m);
     trace_close(trace);
     model_cost_free(cost);

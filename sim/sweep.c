@@ -26,25 +26,23 @@ typedef struct spec_priv {
 
 static const char *const spec_keys[] = {"base", "set", "axes", "mode", "description"};
 
-void sim_sweep_fmt_num(double v, char *buf, size_t len)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
-/* A JSON scalar as --set would take it; -1 for other types. */
+/* A JSON scalar as --set would take it (null: "", the key left as the
+ * base has it); -1 for other types. */
 static int value_text(const json_t *v, char *buf, size_t len)
 {
-    if (json_is_integer(v))
+    if (json_is_null(v))
+        snprintf(buf, len, "%s", "");
+    else if (json_is_integer(v))
         snprintf(buf, len, "%lld", (long long)json_integer_value(v));
     else if (json_is_real(v))
-        sim_sweep_fmt_num(json_real_value(v), buf, len);
+        sim_fmt_shortest(json_real_value(v), buf, len);
     else if (json_is_string(v))
         snprintf(buf, len, "%s", json_string_value(v));
-    else
+    else if (json_is_object(v)) { /* a plug-in's parameters */
+        char *t = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+        snprintf(buf, len, "%s", t ? t : "");
+        free(t);
+    } else
         return -1;
     return 0;
 }
@@ -158,7 +156,8 @@ static int load_axes(sim_sweep_spec_t *s, spec_priv_t *p, const json_t *root, si
             char buf[1024];
             json_t *v = json_array_get(arr, (size_t)j);
             if (value_text(v, buf, sizeof buf) != 0)
-                return sim_errf(err, "%s: $.axes.%s[%d]: expected a number or a string",
+                return sim_errf(err, "%s: $.axes.%s[%d]: expected a number, a string, null "
+                                     "or (for a plug-in's params) an object",
                                 s->file, key, j);
             x->text[j] = sim_xstrdup(buf, "sweep axis value");
             p->vals[a][j] = v;
@@ -280,7 +279,8 @@ int sim_sweep_point_config(const sim_sweep_spec_t *s, int i, sim_config_t *cfg, 
     for (int a = 0; a < s->n_axes && rc == 0; a++) {
         char where[600];
         snprintf(where, sizeof where, "%s: $.axes.%s[%d]", s->file, s->axes[a].path, idx[a]);
-        rc = sim_config_set_json(cfg, s->axes[a].path, p->vals[a][idx[a]], where, err);
+        if (!json_is_null(p->vals[a][idx[a]]))
+            rc = sim_config_set_json(cfg, s->axes[a].path, p->vals[a][idx[a]], where, err);
     }
     sim_free(idx);
     if (rc != 0)
@@ -458,7 +458,7 @@ static void flatten(const json_t *j, char *path, size_t len, leaves_t *out)
     if (json_is_integer(j))
         snprintf(l->text, sizeof l->text, "%lld", (long long)json_integer_value(j));
     else
-        sim_sweep_fmt_num(json_real_value(j), l->text, sizeof l->text);
+        sim_fmt_shortest(json_real_value(j), l->text, sizeof l->text);
 }
 
 static void leaves_clear(leaves_t *l)

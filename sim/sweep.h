@@ -89,7 +89,4 @@ int sim_sweep_check_out(const sim_sweep_spec_t *s, const char *out_dir, sim_err_
 
 void sim_sweep_results_free(sim_sweep_result_t *res, int n);
 
-/* Format v as the shortest "%.{15,16,17}g" that reads back as v. */
-void sim_sweep_fmt_num(double v, char *buf, size_t len);
-
 #endif

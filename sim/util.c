@@ -122,3 +122,12 @@ void sim_names_append(char *buf, size_t len, size_t *off, const char *name)
     if (n > 0)
         *off += (size_t)n;
 }
+
+void sim_fmt_shortest(double v, char *buf, size_t len)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}

@@ -3,6 +3,8 @@
 #include "tests/tests.h"
 
 #include "models/cost.h"
+#include "sim/config.h"
+#include "sim/params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,33 @@ double csv_field(const char *csv, int row, int col)
     return atof(p);
 }
 
+void tests_params_set(const sim_params_t *t, void *obj, const char *set)
+{
+    char key[128];
+    const char *eq = strchr(set, '=');
+    ck_assert_ptr_nonnull(eq);
+    snprintf(key, sizeof key, "%.*s", (int)(eq - set), set);
+    const sim_param_t *p = sim_params_find(t, key);
+    ck_assert_msg(p != NULL, "no parameter %s", key);
+    sim_err_t err;
+    ck_assert_msg(sim_params_set_text(p, obj, eq + 1, set, &err) == 0, "%s", err.msg);
+}
+
+void *tests_params(const sim_params_t *t, const char *const *sets)
+{
+    void *obj = sim_xmalloc(t->size, "test parameters");
+    sim_params_defaults(t, obj);
+    for (; sets && *sets; sets++)
+        tests_params_set(t, obj, *sets);
+    return obj;
+}
+
+void tests_cfg_set(sim_config_t *cfg, const char *assignment)
+{
+    sim_err_t err;
+    ck_assert_msg(sim_config_set(cfg, assignment, &err) == 0, "%s", err.msg);
+}
+
 char *tests_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -124,11 +153,13 @@ char *tests_read_file(const char *path, size_t *len)
 int main(void)
 {
     Suite *(*suites[])(void) = {
+        test_heap_suite,
         test_evq_suite,   test_model_suite, test_trace_suite,
         test_config_suite, test_kvpool_suite, test_net_suite, test_sim_suite,
         test_conductor_suite, test_colocated_suite, test_admission_suite, test_search_suite,
         test_compare_suite,
         test_sweep_suite,
+        test_opts_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

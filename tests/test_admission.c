@@ -29,7 +29,7 @@ static json_t *run_policy(const char *policy, char **csv)
     sim_config_defaults(&cfg);
     snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("over.jsonl", eight, 8));
     cfg.cluster.prefill = cfg.cluster.decode = 1;
-    cfg.scheduler.slo_reject = 0;
+    tests_cfg_set(&cfg, "scheduler.params.slo_reject=0");
     cfg.slo.tbt_s = 0.02;
     snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", policy);
     char out[512];
@@ -163,7 +163,7 @@ START_TEST(test_forecast_matches_replay)
         /* the forecast does not change the state: one run serves all */
         sim_time_t at = sim_evq_now(f.c->evq) + ahead * SIM_NS_PER_S;
         int64_t n, ctx, rsv;
-        sim_cluster_forecast_decode(f.c, at, t_d, 0, &n, &ctx, &rsv);
+        sim_cluster_forecast_decode(f.c, at, t_d, 1, 0, &n, &ctx, &rsv);
         ck_assert_int_eq(rsv, n * 1301);
         /* Replay: how many of the requests known at 12.5 s decode at that
          * time? Each joins right after its prefill and leaves 9 s later.
@@ -204,10 +204,10 @@ START_TEST(test_early_counts_kv_on_its_way)
     sim_time_t now = sim_cluster_now(c);
     double load = sim_cluster_decode_load_now(c, 0, NULL);
     ck_assert_double_eq_tol(load, 0.3, 1e-6);
-    ck_assert_double_eq_tol(sim_admit_decode_load(c, now), load, 1e-12);
+    ck_assert_double_eq_tol(sim_admit_decode_load_now(c), load, 1e-12);
     /* the request itself is not counted twice */
     ck_assert_double_eq_tol(sim_cluster_decode_load_now(c, 0, c->pf[0].running), load, 1e-12);
-    ck_assert_double_eq(sim_cluster_forecast_load(c, now, 9 * SIM_NS_PER_S, 0), 0); /* the old */
+    ck_assert_double_eq(sim_cluster_forecast_load(c, now, 9 * SIM_NS_PER_S, 1, 0), 0); /* the old */
     int64_t cap = sim_cluster_decode_kv_cap_tok(c);
     d->rsv_inbound += 2 * cap;
     double over = (double)d->rsv_inbound / (double)cap;
@@ -234,7 +234,7 @@ END_TEST
  * 8 s; beyond every observation, t_d. A request decoding for about 4.8 s
  * (30 s in all) is still in the forecast 1 s ahead. Before, it left at
  * join + t_d, already past: dropped. With a set uniform t_d
- * (admission.t_d_s) only t_d counts. */
+ * (admission.params.t_d_s) only t_d counts. */
 START_TEST(test_forecast_keeps_long_decodes)
 {
     static const int one[][3] = {{0, 1000, 1001}};
@@ -247,9 +247,9 @@ START_TEST(test_forecast_keeps_long_decodes)
         sim_cluster_note_decode(c, secs[i] * SIM_NS_PER_S);
     sim_time_t t_d = sim_cluster_mean_decode_ns(c, 0);
     ck_assert_int_eq(t_d, 3250 * SIM_NS_PER_MS);
-    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, SIM_NS_PER_S / 2, t_d), 2750 * SIM_NS_PER_MS);
-    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d), 8 * SIM_NS_PER_S);
-    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 11 * SIM_NS_PER_S, t_d), t_d);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, SIM_NS_PER_S / 2, t_d, 1), 2750 * SIM_NS_PER_MS);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d, 1), 8 * SIM_NS_PER_S);
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 11 * SIM_NS_PER_S, t_d, 1), t_d);
     const sim_req_t *r = c->live;
     ck_assert_ptr_nonnull(r);
     ck_assert_ptr_null(r->live_next);
@@ -258,11 +258,11 @@ START_TEST(test_forecast_keeps_long_decodes)
     ck_assert_int_gt(now - r->decode_join_ns, t_d);
     ck_assert_int_le(r->decode_join_ns + t_d, at); /* the old leave time */
     int64_t n, ctx, rsv;
-    sim_cluster_forecast_decode(c, at, t_d, 0, &n, &ctx, &rsv);
+    sim_cluster_forecast_decode(c, at, t_d, 1, 0, &n, &ctx, &rsv);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(rsv, 1000 + 1001);
-    c->a.admit_t_d_ns = t_d; /* a set t_d: what is left of it, observations ignored */
-    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d),
+    /* a set t_d: what is left of it, observations ignored */
+    ck_assert_int_eq(sim_cluster_decode_residual_ns(c, 2 * SIM_NS_PER_S, t_d, 0),
                      t_d - 2 * SIM_NS_PER_S);
     flat_free(&f);
 }
@@ -280,7 +280,7 @@ START_TEST(test_conservation_all_policies)
         cfg.trace.speed = 6;
         cfg.cluster.prefill = 2;
         cfg.cluster.decode = 1;
-        cfg.scheduler.slo_reject = 0;
+        tests_cfg_set(&cfg, "scheduler.params.slo_reject=0");
         snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", pols[i]);
         sim_run_opts_t o = {.config_src = "cons.json", .data_dir = "."};
         sim_run_result_t res;

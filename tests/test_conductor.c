@@ -20,6 +20,7 @@ typedef struct world {
     model_cost_t *cost;
     sim_metrics_t *m;
     sim_cluster_t *c;
+    void *pp; /* the Conductor's parameters */
     sim_net_profile_t prof;
     uint64_t blocks[16];
     sim_req_t r;
@@ -37,6 +38,10 @@ static void world_new_pd(world_t *w, int n_prefill, int n_decode, int global, do
     ck_assert_ptr_nonnull(w->cost);
     ck_assert_int_eq(sim_net_profile_get("rdma", &w->prof), 0);
     w->m = sim_metrics_new(NULL, 30, 0.1);
+    char thr[64];
+    snprintf(thr, sizeof thr, "kvcache_balancing_threshold=%.17g", threshold);
+    const char *const sets[] = {thr, "slo_reject=1", NULL};
+    w->pp = tests_params(sim_place_kvcentric.params, sets);
     sim_cluster_args_t a = {
         .hw = ca.hw, .llm = ca.llm, .cost = w->cost, .place = &sim_place_kvcentric,
         .admit = &sim_admit_none, .n_prefill = n_prefill, .n_decode = n_decode,
@@ -44,7 +49,7 @@ static void world_new_pd(world_t *w, int n_prefill, int n_decode, int global, do
         .dram_blocks = 1000, .ssd_blocks = 0, .dram_load_bytes_per_s = 128e9,
         .ssd_read_bytes_per_s = 12e9, .prefill_group = 1, .prefill_chunk_tok = 8192,
         .net_profile = &w->prof, .nic_bytes_per_s = 100e9, .cache_global = global,
-        .kvcache_threshold = threshold, .slo_reject = 1, .slo_ttft_ns = 30 * SIM_NS_PER_S,
+        .place_params = w->pp, .slo_ttft_ns = 30 * SIM_NS_PER_S,
         .slo_tbt_ns = SIM_NS_PER_S / 10,
     };
     w->c = sim_cluster_new(&a, w->m, &err);
@@ -66,6 +71,7 @@ static void world_new(world_t *w, int n_prefill, int global, double threshold)
 static void world_free(world_t *w)
 {
     sim_cluster_free(w->c);
+    sim_free(w->pp);
     sim_metrics_free(w->m);
     model_cost_free(w->cost);
 }
@@ -80,7 +86,7 @@ static int place(world_t *w, sim_place_decision_t *d)
 {
     memset(d, 0, sizeof *d);
     d->fetch_src = -1;
-    void *st = sim_place_kvcentric.init(w->c);
+    void *st = sim_place_kvcentric.init(w->c, w->pp);
     int rc = sim_place_kvcentric.place(st, w->c, &w->r, d);
     sim_place_kvcentric.free(st);
     return rc;
@@ -185,7 +191,7 @@ START_TEST(test_alg1_reject_ttft_and_tbt)
     w.c->pf[0].queued_pred_ns = w.c->pf[1].queued_pred_ns = 40 * SIM_NS_PER_S;
     sim_place_decision_t d;
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_REJECT); /* 40 s queues > 30 s SLO */
-    w.c->a.slo_reject = 0;
+    tests_params_set(sim_place_kvcentric.params, w.pp, "slo_reject=0");
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
     world_free(&w);
     world_new(&w, 2, 1, 1.5);
@@ -328,7 +334,7 @@ static int row_of(const char *csv, int id)
  * queues empty and goes to idle decode instance 1. Its hand-off from node
  * 0 shares node 0's busy egress, from node 1 it has the NIC to itself:
  * handoff_aware (the default) places it on 1 and its TTFT is shorter.
- * With scheduler.handoff_aware = 0 (the old estimate: queue + prefill
+ * With scheduler.params.handoff_aware = 0 (the old estimate: queue + prefill
  * only) the instances tie and it goes to 0 (lowest index). Two decode
  * instances: with one, its ingress would be shared from either prefill
  * node alike and the estimates would tie. No prefix cache. */
@@ -348,13 +354,14 @@ START_TEST(test_alg1_handoff_aware)
     double ttft1[2];
     for (int aware = 0; aware <= 1; aware++) {
         sim_config_defaults(&cfg);
-        ck_assert_int_eq(cfg.scheduler.handoff_aware, 1);
+        ck_assert_int_eq(cfg.scheduler.params.n, 0); /* handoff_aware: its default, 1 */
         snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
         cfg.cluster.prefill = cfg.cluster.decode = 2;
         cfg.cluster.inline_prefill = 0;
         cfg.cache.enabled = 0;
         cfg.network.nic_gbps = 5;
-        cfg.scheduler.handoff_aware = aware;
+        tests_cfg_set(&cfg, aware ? "scheduler.params.handoff_aware=1"
+                                  : "scheduler.params.handoff_aware=0");
         char out[512];
         snprintf(out, sizeof out, "%s/handoff%d", tests_tmpdir(), aware);
         sim_run_opts_t o = {.config_src = "handoff.json", .out_dir = out, .data_dir = "."};
@@ -390,6 +397,8 @@ static double mean_ttft(const char *policy, int64_t limit, char **csv_out)
     ck_assert_msg(sim_config_load(&cfg, "experiments/fast25/fig5_scheduling.json", &err) == 0,
                   "%s", err.msg);
     snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "%s", policy);
+    if (strcmp(policy, "kvcentric") != 0)
+        cfg.scheduler.params.n = 0; /* slo_reject is the Conductor's alone */
     cfg.trace.limit = limit;
     char out[512];
     snprintf(out, sizeof out, "%s/order_%s", tests_tmpdir(), policy);
@@ -424,6 +433,52 @@ START_TEST(test_policy_order_conversation)
 }
 END_TEST
 
+/* requests.csv of a generated run (8 prefill instances) under a placement
+ * given as --set lines; caller frees. */
+static char *placed(const char *name, const char *const *sets)
+{
+    sim_config_defaults(&cfg);
+    tests_cfg_set(&cfg, "trace.generator.kind=kimi");
+    tests_cfg_set(&cfg, "trace.generator.requests=300");
+    tests_cfg_set(&cfg, "trace.generator.rate_rps=6");
+    for (; *sets; sets++)
+        tests_cfg_set(&cfg, *sets);
+    char out[512], p[600];
+    snprintf(out, sizeof out, "%s/pod_%s", tests_tmpdir(), name);
+    sim_run_opts_t o = {.config_src = "pod.json", .out_dir = out, .data_dir = ".", .force = 1};
+    sim_run_result_t res;
+    sim_err_t err;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    snprintf(p, sizeof p, "%s/requests.csv", out);
+    char *csv = tests_read_file(p, NULL);
+    ck_assert_ptr_nonnull(csv);
+    return csv;
+}
+
+/* The README's worked example of a policy with a parameter: power_of_d
+ * with one choice draws exactly as random; with more it is another policy;
+ * a parameter it does not have is refused by name. */
+START_TEST(test_power_of_d)
+{
+    const char *const rnd[] = {"scheduler.policy=random", NULL};
+    const char *const d1[] = {"scheduler.policy=power_of_d", "scheduler.params.choices=1", NULL};
+    const char *const d2[] = {"scheduler.policy=power_of_d", NULL};
+    char *a = placed("random", rnd), *b = placed("d1", d1), *c = placed("d2", d2);
+    ck_assert_str_eq(a, b);
+    ck_assert_str_ne(a, c);
+    free(a), free(b), free(c);
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    tests_cfg_set(&cfg, "trace.generator.kind=kimi");
+    tests_cfg_set(&cfg, "scheduler.policy=power_of_d");
+    tests_cfg_set(&cfg, "scheduler.params.d=2");
+    ck_assert_int_eq(sim_config_validate(&cfg, "pod.json", &err), -1);
+    ck_assert_str_eq(err.msg, "pod.json: $.scheduler.params.d: not a parameter of placement "
+                              "policy 'power_of_d' (its parameters: choices)");
+}
+END_TEST
+
 Suite *test_conductor_suite(void)
 {
     Suite *s = suite_create("conductor");
@@ -439,6 +494,7 @@ Suite *test_conductor_suite(void)
     tcase_add_test(tc, test_cold_replicas_evicted_first);
     tcase_add_test(tc, test_hot_spot_replication);
     tcase_add_test(tc, test_alg1_handoff_aware);
+    tcase_add_test(tc, test_power_of_d);
     TESTS_ADD_TRACE_TEST(tc, test_policy_order_conversation);
     suite_add_tcase(s, tc);
     return s;

@@ -71,7 +71,7 @@ START_TEST(test_located_errors)
     EXPECT_ERR("pol.json",
                "{\"trace\": {\"generator\": {\"kind\": \"kimi\"}}, \"scheduler\": {\"policy\": \"magic\"}}",
                "pol.json: $.scheduler.policy: unknown placement policy 'magic' (valid: "
-               "round_robin, least_loaded, load_balance, random, cache_aware, kvcentric)");
+               "round_robin, least_loaded, load_balance, random, cache_aware, kvcentric, power_of_d)");
     EXPECT_ERR("hw.json", "{\"hardware\": \"tpu\", \"trace\": {\"path\": \"x\"}}",
                "hw.json: $.hardware: unknown hardware 'tpu' (valid: a800x8, h800x8, h200x8)");
     EXPECT_ERR("notrace.json", "{}", "notrace.json: $.trace: set exactly one of");
@@ -159,7 +159,77 @@ START_TEST(test_round_trip)
     json_decref(j);
     sim_config_defaults(&b);
     ck_assert_msg(sim_config_load(&b, path, &err) == 0, "%s", err.msg);
+    /* the same effective configuration; the plug-ins' parameters, stored as
+     * given, are now all explicit */
+    json_t *ja = sim_config_to_json(&a), *jb = sim_config_to_json(&b);
+    ck_assert(json_equal(ja, jb));
+    json_decref(ja);
+    json_decref(jb);
+    ck_assert_int_eq(b.scheduler.params.n, 3);
+    a.scheduler.params = b.scheduler.params;
+    a.admission.params = b.admission.params;
     ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+}
+END_TEST
+
+/* Plug-in parameters: checked against the chosen policy's own table. */
+START_TEST(test_plugin_params)
+{
+    static const char gen[] = "\"trace\": {\"generator\": {\"kind\": \"kimi\"}}";
+    char text[1024];
+#define CFG(body) (snprintf(text, sizeof text, "{%s, %s}", gen, body), text)
+    EXPECT_ERR("p1.json", CFG("\"scheduler\": {\"policy\": \"random\", \"params\": "
+                              "{\"slo_reject\": 0}}"),
+               "p1.json: $.scheduler.params.slo_reject: not a parameter of placement policy "
+               "'random' (its parameters: none)");
+    EXPECT_ERR("p2.json", CFG("\"scheduler\": {\"params\": {\"slo_rejct\": 0}}"),
+               "(its parameters: kvcache_balancing_threshold, slo_reject, handoff_aware)");
+    EXPECT_ERR("p3.json", CFG("\"scheduler\": {\"params\": {\"slo_reject\": 2}}"),
+               "p3.json: $.scheduler.params.slo_reject: 2 is out of range [0, 1]");
+    EXPECT_ERR("p4.json", CFG("\"scheduler\": {\"params\": {\"slo_reject\": 0.5}}"),
+               "$.scheduler.params.slo_reject: expected an integer");
+    EXPECT_ERR("p5.json", CFG("\"scheduler\": {\"params\": {\"kvcache_balancing_threshold\": "
+                              "\"2\"}}"),
+               "$.scheduler.params.kvcache_balancing_threshold: expected a number");
+    EXPECT_ERR("p6.json", CFG("\"admission\": {\"policy\": \"predictive\", \"params\": "
+                              "{\"predictor\": \"psychic\"}}"),
+               "$.admission.params.predictor: unknown value 'psychic' (valid: system, oracle)");
+    EXPECT_ERR("p7.json", CFG("\"scheduler\": {\"kvcache_balancing_threshold\": 2}"),
+               "p7.json: $.scheduler.kvcache_balancing_threshold: now "
+               "scheduler.params.kvcache_balancing_threshold");
+    EXPECT_ERR("p8.json", CFG("\"scheduler\": {\"params\": [1]}"),
+               "$.scheduler.params: expected an object of placement policy parameters");
+    /* good: file, then --set over it; the effective config lists them all */
+    sim_err_t err;
+    ck_assert_msg(load_text("p9.json", CFG("\"admission\": {\"policy\": \"predictive\", "
+                                           "\"params\": {\"threshold\": 0.8}}"), &err) == 0,
+                  "%s", err.msg);
+    ck_assert_int_eq(sim_config_set(&cfg, "admission.params.horizon_s=5", &err), 0);
+    ck_assert_int_eq(sim_config_set(&cfg, "admission.params.threshold=0.7", &err), 0);
+    ck_assert_int_eq(sim_config_validate(&cfg, "p9.json", &err), 0);
+    json_t *j = sim_config_to_json(&cfg), *p = json_object_get(json_object_get(j, "admission"), "params");
+    ck_assert_uint_eq(json_object_size(p), 5);
+    ck_assert(json_real_value(json_object_get(p, "threshold")) == 0.7);
+    ck_assert(json_real_value(json_object_get(p, "horizon_s")) == 5);
+    ck_assert_str_eq(json_string_value(json_object_get(p, "predictor")), "system");
+    json_decref(j);
+    ck_assert_int_eq(sim_config_set(&cfg, "scheduler.kvcache_balancing_threshold=2", &err), -1);
+    ck_assert(strstr(err.msg, "now scheduler.params.kvcache_balancing_threshold") != NULL);
+    ck_assert_int_eq(sim_config_set(&cfg, "admission.params={\"horizon_s\": 3}", &err), 0);
+    ck_assert_int_eq(cfg.admission.params.n, 1);
+    ck_assert_int_eq(sim_config_set(&cfg, "admission.params=[1]", &err), -1);
+    ck_assert(strstr(err.msg, "expected an object of admission policy parameters") != NULL);
+    /* a whole object replaces the one before */
+    json_t *empty = json_object();
+    ck_assert_int_eq(sim_config_set_json(&cfg, "admission.params", empty, "x", &err), 0);
+    json_decref(empty);
+    ck_assert_int_eq(cfg.admission.params.n, 0);
+    void *obj;
+    ck_assert_int_eq(sim_config_plugin_params(&cfg, "admission.params", "x", &obj, &err), 0);
+    ck_assert_ptr_nonnull(obj);
+    ck_assert(*(double *)obj == 1); /* threshold, the first field: back to its default */
+    sim_free(obj);
+#undef CFG
 }
 END_TEST
 
@@ -173,6 +243,7 @@ Suite *test_config_suite(void)
     tcase_add_test(tc, test_set_overrides);
     tcase_add_test(tc, test_expand);
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_plugin_params);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -67,7 +67,8 @@ START_TEST(test_registries_unique)
     ck_assert_str_eq(buf, "fitted, roofline");
     sim_place_names(buf, sizeof buf);
     assert_unique(buf);
-    ck_assert_str_eq(buf, "round_robin, least_loaded, load_balance, random, cache_aware, kvcentric");
+    ck_assert_str_eq(buf, "round_robin, least_loaded, load_balance, random, cache_aware, kvcentric, "
+                           "power_of_d");
     sim_admit_names(buf, sizeof buf);
     assert_unique(buf);
 }

@@ -485,7 +485,7 @@ START_TEST(test_stream_invariants)
 {
     gen_config(400);
     cfg.network.nic_gbps = 10;
-    cfg.scheduler.slo_reject = 0; /* every request runs, however late */
+    tests_cfg_set(&cfg, "scheduler.params.slo_reject=0"); /* every request runs, however late */
     cfg.cluster.prefill = 3;
     cfg.cluster.decode = 2;
     const char *out = path_in(tests_tmpdir(), "congested");

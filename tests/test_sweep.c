@@ -53,7 +53,7 @@ START_TEST(test_spec_errors)
     expect_error("{\"base\": \"base.json\", \"axes\": {\"seed\": []}}",
                  "$.axes.seed: expected a non-empty array");
     expect_error("{\"base\": \"base.json\", \"axes\": {\"seed\": [1, [2]]}}",
-                 "$.axes.seed[1]: expected a number or a string");
+                 "$.axes.seed[1]: expected a number, a string, null");
     expect_error("{\"base\": \"base.json\", \"mode\": \"list\",\n"
                  " \"axes\": {\"seed\": [1, 2], \"network.nic_gbps\": [100]}}",
                  "$.axes.network.nic_gbps: 1 values, but $.axes.seed has 2");
@@ -203,12 +203,12 @@ END_TEST
 START_TEST(test_fmt_num)
 {
     char b[40];
-    sim_sweep_fmt_num(0.1, b, sizeof b);
+    sim_fmt_shortest(0.1, b, sizeof b);
     ck_assert_str_eq(b, "0.1");
-    sim_sweep_fmt_num(1.0 / 3, b, sizeof b);
+    sim_fmt_shortest(1.0 / 3, b, sizeof b);
     ck_assert_str_eq(b, "0.3333333333333333");
     ck_assert(strtod(b, NULL) == 1.0 / 3);
-    sim_sweep_fmt_num(30, b, sizeof b);
+    sim_fmt_shortest(30, b, sizeof b);
     ck_assert_str_eq(b, "30");
 }
 END_TEST

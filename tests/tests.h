@@ -8,6 +8,7 @@
 #include <check.h>
 
 Suite *test_evq_suite(void);
+Suite *test_heap_suite(void);
 Suite *test_model_suite(void);
 Suite *test_trace_suite(void);
 Suite *test_config_suite(void);
@@ -20,6 +21,7 @@ Suite *test_admission_suite(void);
 Suite *test_search_suite(void);
 Suite *test_compare_suite(void);
 Suite *test_sweep_suite(void);
+Suite *test_opts_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */
@@ -53,6 +55,16 @@ struct model_cost *tests_a800_cost(void);
 /* Field col (0-based) of CSV row row (1-based, after the header), as a
  * number (an empty field reads 0). */
 double csv_field(const char *csv, int row, int col);
+/* A plug-in's parameter struct (table t): its defaults, then each
+ * "key=value" of sets (NULL-terminated) applied; asserts. sim_free it. */
+struct sim_params;
+void *tests_params(const struct sim_params *t, const char *const *sets);
+/* Apply "key=value" to a parameter struct of table t; asserts. */
+void tests_params_set(const struct sim_params *t, void *obj, const char *set);
+/* sim_config_set, asserting it succeeds. */
+struct sim_config;
+void tests_cfg_set(struct sim_config *cfg, const char *assignment);
+
 /* Read a whole file into a malloc'd NUL-terminated buffer (free with
  * free()); *len gets the size. NULL if it cannot be read. */
 char *tests_read_file(const char *path, size_t *len);

@@ -15,10 +15,12 @@ trace_file conversation_trace >/dev/null
 sweep "$ROOT/experiments/arxiv/table3_overload.sweep.json" "$W"
 {
     echo "split,policy,threshold,rejected_at_arrival,rejected_after_prefill,wasted_prefill_gpu_s,goodput_rps,effective_capacity"
-    col "$W/sweep.csv" cluster.prefill cluster.decode admission.policy admission.predictor admission.threshold \
-        requests.rejected_at_arrival requests.rejected_after_prefill prefill.wasted_s goodput_rps \
-        slo.effective_request_capacity |
-        awk -F, '{ printf "%sP%sD,%s%s,%s,%s,%s,%.1f,%s,%s\n", $1, $2, $3, ($4 == "oracle" ? "_oracle" : ""), $5, $6, $7, 8 * $8, $9, $10 }'
+    # none takes no threshold (an empty cell): shown as the default, 1
+    col "$W/sweep.csv" cluster.prefill cluster.decode admission.policy admission.params.predictor \
+        admission.params.threshold requests.rejected_at_arrival requests.rejected_after_prefill \
+        prefill.wasted_s goodput_rps slo.effective_request_capacity |
+        awk -F, '{ printf "%sP%sD,%s%s,%s,%s,%s,%.1f,%s,%s\n", $1, $2, $3, ($4 == "oracle" ? "_oracle" : ""),
+                   ($5 == "" ? 1 : $5), $6, $7, 8 * $8, $9, $10 }'
 } >"$W/rows.csv"
 mv "$W/rows.csv" "$OUT/table3_overload.csv"
 {

@@ -4,13 +4,15 @@
 # recomputing every prompt on the same cluster; with the theoretical P->D
 # transfer time of the mean request (its KV over one NIC) and the real one
 # (prefill start to hand-off), and the part of it left after prefill (what
-# TTFT pays). Writes results/fast25/fig13_bandwidth.{csv,md,png}.
+# TTFT pays). The runs are the points of fig13_bandwidth.sweep.json (each
+# bandwidth with the pool, then recomputing); sweep.csv and each point's
+# requests.csv are read by their header names.
+# Writes results/fast25/fig13_bandwidth.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/fig13_work"
-fresh_dir "$W"
 trace_file synthetic_trace >/dev/null
-EXP="$ROOT/experiments/fast25/fig13_bandwidth.json"
+sweep "$ROOT/experiments/fast25/fig13_bandwidth.sweep.json" "$W"
 # means over completed requests of requests.csv columns named by its header:
 # ttft, transfer (prefill start to hand-off), after (hand-off - prefill end),
 # input tokens, fetched tokens (all requests)
@@ -21,16 +23,14 @@ means() {
           if ($c["kv_ready_s"] != "") { m++; a += $c["kv_ready_s"] - $c["arrival_s"] - $c["queue_s"] - $c["prefill_s"] } }
         END { printf "%.4f,%.4f,%.4f,%.1f,%.1f", t / n, x / n, (m ? a / m : 0), k / n, f * 327680 / 1e9 }' "$1"
 }
-hit() { sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$1/summary.json"; }
 echo "nic_gbps,ttft_pool_s,ttft_recompute_s,hit_rate,fetched_gbytes,theoretical_transfer_s,real_transfer_s,transfer_after_prefill_s" >"$W/rows.csv"
-for g in 24 40 80 100 160 320 400; do
-    "$BIN" run "$EXP" --quiet --out "$W/pool_$g" --set network.nic_gbps=$g
-    "$BIN" run "$EXP" --quiet --out "$W/recompute_$g" --set network.nic_gbps=$g --set cache.enabled=0
-    p=$(means "$W/pool_$g/requests.csv")
-    r=$(means "$W/recompute_$g/requests.csv")
-    echo "$p|$r" | awk -F'[,|]' -v g="$g" -v h="$(hit "$W/pool_$g")" \
-        '{ printf "%d,%s,%s,%s,%s,%.4f,%s,%s\n", g, $1, $6, h, $5, $4 * 327680 / (g * 1e9 / 8), $2, $3 }' >>"$W/rows.csv"
-done
+# two rows of sweep.csv per bandwidth: the pool's (cache.enabled 1), then recomputing's
+col "$W/sweep.csv" network.nic_gbps cache.enabled dir cache.hit_rate_tokens >"$W/points.csv"
+while IFS=, read -r g on pool hit && IFS=, read -r _ off rec _; do
+    [ "$on,$off" = "1,0" ] || { echo "$0: sweep.csv: $g Gbps is not pool then recompute" >&2; exit 1; }
+    echo "$(means "$W/$pool/requests.csv")|$(means "$W/$rec/requests.csv")" | awk -F'[,|]' -v g="$g" -v h="$hit" \
+        '{ printf "%d,%s,%s,%s,%s,%.4f,%s,%s\n", g, $1, $6, h, $5, $4 * 327680 / (g * 1e9 / 8), $2, $3 }'
+done <"$W/points.csv" >>"$W/rows.csv"
 mv "$W/rows.csv" "$OUT/fig13_bandwidth.csv"
 awk -F, 'NR == 1 { next } { printf "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f |\n", $1, $2, $3, $6, $7, $8, $4, $5 }' \
     "$OUT/fig13_bandwidth.csv" | { echo "| NIC Gbps | mean TTFT, global pool (s) | mean TTFT, recompute (s) | theoretical transfer (s) | real transfer (s) | transfer after prefill (s) | hit rate | fetched GB |"

@@ -1,28 +1,25 @@
 #!/bin/sh
 # TTFT against kvcache_balancing_threshold (the paper gives no value): the
 # Conductor on the conversation trace, 8P + 8D, global pool, on the paper's
-# RDMA network and on TCP at 100 Gbps with 1.5x the load.
+# RDMA network and on TCP at 100 Gbps with 1.5x the load. The runs are the
+# points of threshold_sweep_rdma.sweep.json and threshold_sweep_tcp.sweep.json;
+# sweep.csv (hit rate) and each point's requests.csv (TTFT, fetches) are
+# read by their header names.
 # Writes results/fast25/threshold_sweep.{csv,md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/fast25"
 W="$OUT/threshold_work"
 fresh_dir "$W"
 trace_file conversation_trace >/dev/null
-EXP="$ROOT/experiments/fast25/fig5_scheduling.json"
 echo "network,threshold,ttft_mean_s,ttft_p90_s,hit_rate,fetches" >"$W/rows.csv"
 for net in rdma tcp; do
-    extra=""
-    [ "$net" = tcp ] && extra="--set network.transport=tcp --set network.nic_gbps=100 --set trace.speed=1.5"
-    for th in 1 1.1 1.25 1.5 2 3 5 1000000; do
-        d="$W/${net}_$th"
-        # shellcheck disable=SC2086
-        "$BIN" run "$EXP" --quiet --out "$d" --set scheduler.kvcache_balancing_threshold=$th \
-            --set scheduler.slo_reject=0 $extra
-        st=$(ttft_stats "$d/requests.csv")
-        hit=$(sed -n 's/^ *"hit_rate_tokens": *\([0-9.eE+-]*\),*$/\1/p' "$d/summary.json")
-        fl=$(awk -F, 'NR > 1 && $21 > 0 { n++ } END { print n + 0 }' "$d/requests.csv")
-        echo "$net,$th,${st%,*},$hit,$fl" >>"$W/rows.csv"
-    done
+    sweep "$ROOT/experiments/fast25/threshold_sweep_$net.sweep.json" "$W/$net"
+    col "$W/$net/sweep.csv" scheduler.params.kvcache_balancing_threshold dir cache.hit_rate_tokens >"$W/$net/points.csv"
+    while IFS=, read -r th d hit; do
+        st=$(ttft_stats "$W/$net/$d/requests.csv")
+        fl=$(col "$W/$net/$d/requests.csv" fetched_tokens | awk '$1 > 0 { n++ } END { print n + 0 }')
+        echo "$net,$th,${st%,*},$hit,$fl"
+    done <"$W/$net/points.csv" >>"$W/rows.csv"
 done
 mv "$W/rows.csv" "$OUT/threshold_sweep.csv"
 awk -F, 'NR == 1 { next } { th = $2 == 1000000 ? "inf (never fetch)" : $2;

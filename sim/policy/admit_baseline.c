@@ -5,23 +5,28 @@
 #include "sim/admit.h"
 #include "sim/cluster.h"
 
+typedef struct base_params {
+    double threshold;
+} base_params_t;
+
+static const sim_param_t base_fields[] = {SIM_ADMIT_THRESHOLD(base_params_t, threshold)};
+static const sim_params_t base_params = SIM_PARAMS(base_fields, base_params_t);
+
 static int base_arrival(void *st, const sim_cluster_t *c, const sim_req_t *r)
 {
-    (void)st;
-    return sim_admit_prefill_load(c, r) <= sim_cluster_args(c)->admit_threshold;
+    return sim_admit_prefill_load(c, r) <= ((const base_params_t *)st)->threshold;
 }
 
 static int base_after_prefill(void *st, const sim_cluster_t *c, const sim_req_t *r)
 {
-    (void)st;
-    const sim_cluster_args_t *a = sim_cluster_args(c);
-    return sim_cluster_decode_load_now(c, r->decode_inst, r) <= a->admit_threshold;
+    return sim_cluster_decode_load_now(c, r->decode_inst, r) <= ((const base_params_t *)st)->threshold;
 }
 
 const sim_admit_ops_t sim_admit_baseline = {
     .name = "baseline",
     .help = "prefill load before prefill; the decode instance's TBT only after prefill",
-    .init = NULL,
+    .params = &base_params,
+    .init = sim_admit_params_state,
     .free = NULL,
     .at_arrival = base_arrival,
     .after_prefill = base_after_prefill,

@@ -4,7 +4,11 @@
 #include "sim/cluster.h"
 #include "sim/place.h"
 
-static void *ca_init(const sim_cluster_t *c) { return sim_place_scratch_new(c); }
+static void *ca_init(const sim_cluster_t *c, const void *params)
+{
+    (void)params;
+    return sim_place_scratch_new(c);
+}
 
 static int ca_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out)
 {

@@ -6,8 +6,9 @@
 #include "sim/place.h"
 #include "sim/rng.h"
 
-static void *random_init(const sim_cluster_t *c)
+static void *random_init(const sim_cluster_t *c, const void *params)
 {
+    (void)params;
     return sim_rng_new(sim_cluster_args(c)->seed, SIM_RNG_PLACEMENT);
 }
 

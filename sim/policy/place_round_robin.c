@@ -7,9 +7,9 @@ typedef struct rr {
     int next;
 } rr_t;
 
-static void *rr_init(const sim_cluster_t *c)
+static void *rr_init(const sim_cluster_t *c, const void *params)
 {
-    (void)c;
+    (void)c, (void)params;
     return sim_xcalloc(1, sizeof(rr_t), "round_robin");
 }
 
