@@ -5,6 +5,7 @@
 # make reproduce.
 . "$(dirname "$0")/lib.sh"
 trace_file conversation_trace >/dev/null
+fresh_dir "$ROOT/build/bench"
 ms() { date +%s%N | awk '{ printf "%.0f", $1 / 1000000 }'; }
 s=$(ms)
 "$BIN" run "$ROOT/experiments/fast25/capacity_conversation_vllm.json" --quiet --out "$ROOT/build/bench/capacity"
@@ -21,7 +22,6 @@ e=$(ms)
 echo "capacity search (fig12 16k, vLLM-[4M], from 0.1 req/s, $(sed -n 's/^  "probes": \([0-9]*\),$/\1/p' "$ROOT/build/bench/search/search.json") probes): $((e - s)) ms wall (budget 30 s)"
 # A 64-point sweep of the conversation replay on one worker and on two
 # (budget: two workers at most 0.6x the wall time of one).
-rm -rf "$ROOT/build/bench/sweep-j1" "$ROOT/build/bench/sweep-j2"
 s=$(ms)
 "$BIN" sweep "$ROOT/experiments/bench_sweep.json" -j 1 --quiet --out "$ROOT/build/bench/sweep-j1"
 m=$(ms)
