@@ -178,7 +178,7 @@ bench: deps
 # The figure scripts, longest first (they run several at once; the output
 # is printed in this order). FIGURE_JOBS=1 runs them one at a time.
 FIGURES := experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
-	experiments/arxiv/fig12_longctx.sh experiments/fast25/capacity.sh \
+	experiments/arxiv/fig12_longctx.sh experiments/fast25/capacity.sh experiments/fast25/capacity_speed.sh \
 	experiments/fast25/baseline_sensitivity.sh experiments/arxiv/table3_overload.sh \
 	experiments/arxiv/fig13_real.sh experiments/arxiv/fig9_fluctuation.sh \
 	experiments/fast25/fig13_bandwidth.sh experiments/fast25/fig5_scheduling.sh \
