@@ -28,6 +28,35 @@ void model_cost_names(char *buf, size_t len)
     sim_registry_names((const void *const *)cost_registry, SIM_REGISTRY_LEN(cost_registry), buf, len);
 }
 
+/* The model at the extremes of its domain (cost.h): finite, >= 0 and
+ * within int64 ns at the largest and the smallest passes, hence
+ * everywhere (the functions are monotone). Names the first that is not.
+ * 0 or -1. */
+static int check_domain(const model_cost_ops_t *ops, const void *st, sim_err_t *err)
+{
+    const struct {
+        int decode;
+        int64_t a, b;
+    } pts[] = {
+        {0, 1, 0},
+        {0, MODEL_COST_MAX_TOK, 0},
+        {0, MODEL_COST_MAX_TOK, MODEL_COST_MAX_TOK - 1},
+        {1, 1, 0},
+        {1, MODEL_COST_MAX_BATCH, MODEL_COST_MAX_CTX_TOK},
+    };
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+        double s = pts[i].decode ? ops->decode_s(st, pts[i].a, pts[i].b)
+                                 : ops->prefill_s(st, pts[i].a, pts[i].b);
+        sim_time_t ns;
+        if (model_cost_s_to_ns(s, &ns) != 0)
+            return sim_errf(err, "cost model '%s': a %s of %lld %s takes %g s, which is not a "
+                                 "duration the simulator's int64 ns clock holds",
+                            ops->name, pts[i].decode ? "decode step" : "prefill",
+                            (long long)pts[i].a, pts[i].decode ? "requests" : "tokens", s);
+    }
+    return 0;
+}
+
 model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_err_t *err)
 {
     const model_cost_ops_t *ops = model_cost_find(name);
@@ -40,6 +69,10 @@ model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_e
     void *st = ops->init(a, err);
     if (!st)
         return NULL;
+    if (check_domain(ops, st, err) != 0) {
+        ops->free(st);
+        return NULL;
+    }
     model_cost_t *c = sim_xmalloc(sizeof *c, "cost model");
     c->ops = ops;
     c->st = st;
@@ -54,23 +87,38 @@ void model_cost_free(model_cost_t *c)
     sim_free(c);
 }
 
-static sim_time_t to_ns(double s)
+int model_cost_s_to_ns(double s, sim_time_t *ns)
 {
-    if (!(s > 0))
-        return 0;
-    return (sim_time_t)llround(s * 1e9);
+    double x = s * 1e9;
+    /* 0x1p63 is exact; every double below it is at most 2^63 - 1024, so
+     * the rounded value fits (and NaN fails the comparison). */
+    if (!(x >= 0 && x < 0x1p63))
+        return -1;
+    *ns = (sim_time_t)llround(x);
+    return 0;
+}
+
+/* A model's value in ns: model_cost_new checked the domain's extremes, so
+ * failing here is a bug (a non-monotone plug-in), not bad input. */
+static sim_time_t checked_ns(double s)
+{
+    sim_time_t ns = 0;
+    int representable = model_cost_s_to_ns(s, &ns) == 0;
+    SIM_ASSERT(representable);
+    return ns;
 }
 
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok)
 {
-    SIM_ASSERT(prefix_tok >= 0 && prefix_tok <= n_tok);
-    return to_ns(c->ops->prefill_s(c->st, n_tok, prefix_tok));
+    SIM_ASSERT(prefix_tok >= 0 && prefix_tok <= n_tok && n_tok <= MODEL_COST_MAX_TOK);
+    return checked_ns(c->ops->prefill_s(c->st, n_tok, prefix_tok));
 }
 
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok)
 {
-    SIM_ASSERT(batch >= 1 && ctx_tok >= 0);
-    return to_ns(c->ops->decode_s(c->st, batch, ctx_tok));
+    SIM_ASSERT(batch >= 1 && batch <= MODEL_COST_MAX_BATCH);
+    SIM_ASSERT(ctx_tok >= 0 && ctx_tok <= MODEL_COST_MAX_CTX_TOK);
+    return checked_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)

@@ -22,6 +22,34 @@ typedef struct model_cost_args {
     double overhead_s;       /* roofline: fixed per-pass overhead */
 } model_cost_args_t;
 
+/* The domain every cost model answers for. model_cost_new evaluates each
+ * model at its extremes and refuses one whose values there are not finite
+ * or do not fit int64 nanoseconds; the wrappers assert their arguments lie
+ * inside. Prefill: the longest prompt plus the longest output
+ * (TRACE_MAX_INPUT_TOK + TRACE_MAX_OUTPUT_TOK, as a preempted request is
+ * recomputed; readers and generators keep within both), rounded up to a
+ * power of two with room to spare. Decode: the requests in flight at one
+ * instance and their context (a forecast counts every request placed
+ * there), bounded only by memory: 2^32 requests or 2^48 tokens in flight
+ * would take terabytes (each request keeps an 8-byte prefix-block id per
+ * 512 tokens). */
+#define MODEL_COST_MAX_TOK (INT64_C(1) << 26)
+#define MODEL_COST_MAX_BATCH (INT64_C(1) << 32)
+#define MODEL_COST_MAX_CTX_TOK (INT64_C(1) << 48)
+
+/* Plausible passes, which calibration files must give (a located error
+ * otherwise): a prefill of up to MODEL_COST_PLAUSIBLE_TOK tokens (the
+ * longest context of the supported models, Llama 3's 128 Ki) and a decode
+ * step of up to MODEL_COST_PLAUSIBLE_BATCH requests (the largest batch the
+ * config lets an instance run) of that context each take at most
+ * MODEL_COST_PLAUSIBLE_S; and no pass beats the node's peak (see
+ * cost_fitted.c). */
+#define MODEL_COST_PLAUSIBLE_TOK INT64_C(131072)
+#define MODEL_COST_PLAUSIBLE_BATCH INT64_C(65536)
+#define MODEL_COST_PLAUSIBLE_S 3600.0
+
+/* A plug-in's functions must be non-decreasing in n_tok, batch and ctx_tok
+ * and non-increasing in prefix_tok (so the extremes bound the domain). */
 typedef struct model_cost_ops {
     const char *name;
     const char *help;
@@ -51,7 +79,12 @@ typedef struct model_cost model_cost_t;
 model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_err_t *err);
 void model_cost_free(model_cost_t *c);
 
-/* Durations in ns, rounded to the nearest ns, never negative. */
+/* s seconds as ns rounded to the nearest into *ns: 0, or -1 when s is not
+ * finite, negative or not below 2^63 ns (about 292 years). */
+int model_cost_s_to_ns(double s, sim_time_t *ns);
+
+/* Durations in ns, rounded to the nearest ns, never negative, never
+ * overflowing (checked when the model was built; asserted here). */
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
 /* The fixed part of one prefill pass (a prefill's time extrapolated to

@@ -4,7 +4,9 @@
  * measurements. The fractions are of the experiment's model and hardware,
  * so a file fitted for one 70B model serves the other. The built-in file
  * for a hardware is <data_dir>/models/calib/<hardware>.json and lists the
- * models it covers. */
+ * models it covers. Every number a file gives is checked for physics when
+ * it is read (plausible_prefill, plausible_decode): a file can make the
+ * simulator slow, never make it crash or time run backwards. */
 #include "models/cost.h"
 
 #include <math.h>
@@ -41,8 +43,112 @@ static int read_coef(const json_t *root, const char *sect, const char *file, dou
         if (!json_is_number(v))
             return sim_errf(err, "%s: %s.coef[%zu]: expected a number", file, at, i);
         c[i] = json_number_value(v);
+        /* Each term is work that costs time: a negative one makes long
+         * passes take negative time. */
+        if (!(c[i] >= 0) || !isfinite(c[i]))
+            return sim_errf(err, "%s: %s.coef[%zu]: must be a finite number >= 0 (got %g)", file,
+                            at, i, c[i]);
     }
     return 0;
+}
+
+/* A pass of t seconds made of terms term[i], each from the value at at[i]:
+ * t within MODEL_COST_PLAUSIBLE_S, blaming the first term that alone
+ * exceeds it, else the pass as a whole (at whole). what names the pass.
+ * 0 or -1. */
+static int plausible_terms(const char *file, double t, const double *term,
+                           const char *const *at, int n, const char *whole, const char *what,
+                           sim_err_t *err)
+{
+    for (int i = 0; i < n; i++)
+        if (!(term[i] <= MODEL_COST_PLAUSIBLE_S))
+            return sim_errf(err, "%s: %s: makes %s take %g s, more than the %g s any pass may "
+                                 "take", file, at[i], what, term[i], MODEL_COST_PLAUSIBLE_S);
+    if (!(t <= MODEL_COST_PLAUSIBLE_S))
+        return sim_errf(err, "%s: %s: makes %s take %g s, more than the %g s any pass may take",
+                        file, whole, what, t, MODEL_COST_PLAUSIBLE_S);
+    return 0;
+}
+
+/* $.prefill against physics: T(n, 0) = c0 + c1 n + c2 n^2 (c >= 0, so
+ * T grows with n and shrinks with the prefix) takes at most
+ * MODEL_COST_PLAUSIBLE_S up to MODEL_COST_PLAUSIBLE_TOK tokens, and at
+ * least the weight GEMMs' FLOPs at 100% of every GPU of the node for any
+ * n in [1, MODEL_COST_PLAUSIBLE_TOK] (attention is left out of the floor:
+ * causal kernels skip up to half of its n^2 pairs). T - floor is a convex
+ * parabola, so its ends and its vertex bound it. 0 or -1. */
+static int plausible_prefill(const fitted_t *f, const model_cost_args_t *a, const char *file,
+                             sim_err_t *err)
+{
+    const double *c = f->prefill, n_max = (double)MODEL_COST_PLAUSIBLE_TOK;
+    const double term[3] = {c[0], c[1] * n_max, c[2] * n_max * n_max};
+    static const char *const at[3] = {"$.prefill.coef[0]", "$.prefill.coef[1]",
+                                      "$.prefill.coef[2]"};
+    char what[96];
+    snprintf(what, sizeof what, "a prefill of %lld tokens", (long long)MODEL_COST_PLAUSIBLE_TOK);
+    if (plausible_terms(file, term[0] + term[1] + term[2], term, at, 3, "$.prefill.coef", what,
+                        err) != 0)
+        return -1;
+    model_roof_t node;
+    model_roof_init(&node, a->hw, a->llm, a->hw->n_gpus);
+    double floor_tok = node.linear_flops_per_tok / node.peak_flops_per_s;
+    double ns[3] = {1, n_max, 0};
+    int k = 2;
+    if (c[2] > 0) {
+        ns[2] = (floor_tok - c[1]) / (2 * c[2]);
+        k += ns[2] > 1 && ns[2] < n_max;
+    }
+    for (int i = 0; i < k; i++) {
+        double n = ns[i], t = c[0] + c[1] * n + c[2] * n * n;
+        if (t < floor_tok * n)
+            return sim_errf(err, "%s: $.prefill.coef: a prefill of %.0f token%s takes %g s, "
+                                 "less than the weight GEMMs of '%s' alone at 100%% of the peak "
+                                 "FLOPs of %d GPUs of '%s' (%g s)", file, n, n == 1 ? "" : "s", t,
+                            a->llm->name, a->hw->n_gpus, a->hw->name, floor_tok * n);
+    }
+    return 0;
+}
+
+/* $.decode against physics: each term of a step of
+ * MODEL_COST_PLAUSIBLE_BATCH requests of MODEL_COST_PLAUSIBLE_TOK tokens
+ * each within MODEL_COST_PLAUSIBLE_S (every term grows with batch and
+ * context, so this bounds every smaller step). The bounded form never
+ * beats the node's roofline (fractions <= 1, d0 >= 0, n_gpus <= the
+ * node's); the linear one must at least read the weights once at 100% of
+ * the node's HBM bandwidth. 0 or -1. */
+static int plausible_decode(const fitted_t *f, const model_cost_args_t *a, const char *file,
+                            sim_err_t *err)
+{
+    double b = (double)MODEL_COST_PLAUSIBLE_BATCH, ctx = b * (double)MODEL_COST_PLAUSIBLE_TOK;
+    char what[128];
+    snprintf(what, sizeof what, "a decode step of %.0f requests over %.0f tokens", b, ctx);
+    if (f->decode_linear) {
+        const double *c = f->decode_lin;
+        const double term[3] = {c[0], c[1] * b, c[2] * ctx};
+        static const char *const at[3] = {"$.decode.coef[0]", "$.decode.coef[1]",
+                                          "$.decode.coef[2]"};
+        if (plausible_terms(file, term[0] + term[1] + term[2], term, at, 3, "$.decode.coef",
+                            what, err) != 0)
+            return -1;
+        model_roof_t node;
+        model_roof_init(&node, a->hw, a->llm, a->hw->n_gpus);
+        double t1 = c[0] + c[1], floor_s = node.weight_bytes / node.hbm_bytes_per_s;
+        if (t1 < floor_s)
+            return sim_errf(err, "%s: $.decode.coef: a decode step of one request takes %g s, "
+                                 "less than reading the weights of '%s' once at 100%% of the HBM "
+                                 "bandwidth of %d GPUs of '%s' (%g s)", file, t1, a->llm->name,
+                            a->hw->n_gpus, a->hw->name, floor_s);
+        return 0;
+    }
+    model_roof_parts_t p;
+    model_roof_decode_parts(&f->roof, b, ctx, &p);
+    const double term[5] = {f->eff.overhead_s, p.weights_s / f->eff.mem_weights,
+                            p.gemm_s / f->eff.cmp, p.kv_s / f->eff.mem_kv, p.attn_s / f->eff.cmp};
+    static const char *const at[5] = {"$.decode.d0_s", "$.decode.eff_mem_weights",
+                                      "$.decode.eff_cmp", "$.decode.eff_mem_kv",
+                                      "$.decode.eff_cmp"};
+    return plausible_terms(file, model_roof_decode_s(&f->roof, &f->eff, b, ctx), term, at, 5,
+                           "$.decode", what, err);
 }
 
 /* $.decode: the bounded form (d0_s, eff_mem_weights, eff_mem_kv, eff_cmp,
@@ -129,7 +235,8 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
         sim_errf(err, "%s: $.models: calibration does not cover model '%s'", path, a->llm->name);
         goto fail;
     }
-    if (read_decode(root, path, a, f, err) != 0)
+    if (read_decode(root, path, a, f, err) != 0 || plausible_prefill(f, a, path, err) != 0 ||
+        plausible_decode(f, a, path, err) != 0)
         goto fail;
     /* Built-in files are named relative to the project so results do not
      * depend on where it is checked out. */

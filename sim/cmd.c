@@ -506,7 +506,7 @@ static int cap_bounds(cap_cli_t *c, const sim_config_t *base, int integer, sim_e
         if (end == c->hi_t || *end || !isfinite(a->hi) || !(a->hi > a->lo))
             bad_bound = "--hi: expected a number above --lo";
     }
-    if (integer && (a->lo != floor(a->lo) || (a->hi && a->hi != floor(a->hi))))
+    if (integer && (a->lo != floor(a->lo) || (a->hi != 0 && a->hi != floor(a->hi))))
         bad_bound = "--lo/--hi: the key is an integer";
     if (bad_bound)
         return sim_errf(err, "%s", bad_bound);

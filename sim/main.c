@@ -938,6 +938,8 @@ static const char main_help[] =
 
 int main(int argc, char **argv)
 {
+    /* An interrupted run leaves no partial output directory behind. */
+    sim_out_install_signal_cleanup();
     if (argc < 2)
         return usage_error("", "missing command"), fputs(main_help, stderr), EXIT_USAGE;
     const char *cmd = argv[1];

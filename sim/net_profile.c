@@ -1,7 +1,9 @@
 /* sim/net_profile.c: transport profiles (plug-ins) fitted to measured
  * latency-by-size curves: time(S) = latency + S / (efficiency x NIC).
  * The points are the Mooncake FAST'25 paper's Fig. 12 (Transfer Engine vs
- * TCP, 4 x 200 Gbps RoCE, concurrency 64, read from the figure). */
+ * TCP, 4 x 200 Gbps RoCE, concurrency 64, read from the figure).
+ * Calibration files are checked for physics where they are read: every
+ * number finite and within the plausible ranges below. */
 #include "sim/net.h"
 
 #include <gsl/gsl_fit.h>
@@ -50,6 +52,24 @@ static const profile_data_t tcp = {
 };
 
 static const profile_data_t *const profile_registry[] = {&rdma, &tcp};
+
+/* Plausible values in a network calibration file. A bandwidth between
+ * 1 MB/s (slower than any NIC a KVCache transfer engine runs on: 10 Mbps
+ * Ethernet moves 1.25 MB/s) and 10 TB/s (25 x a node of 8 x 400 Gbps
+ * NICs); a per-transfer setup latency between 0 and 10 s (RDMA setup is
+ * microseconds, TCP's milliseconds). */
+#define NET_MIN_BYTES_PER_S 1e6
+#define NET_MAX_BYTES_PER_S 1e13
+#define NET_MAX_LATENCY_S 10.0
+
+/* A bandwidth of file at at within the plausible range. 0 or -1. */
+static int plausible_bw(const char *file, const char *at, double bw, sim_err_t *err)
+{
+    if (!(bw >= NET_MIN_BYTES_PER_S && bw <= NET_MAX_BYTES_PER_S))
+        return sim_errf(err, "%s: %s: %g bytes/s is not a plausible bandwidth (from %g to %g)",
+                        file, at, bw, NET_MIN_BYTES_PER_S, NET_MAX_BYTES_PER_S);
+    return 0;
+}
 
 void sim_net_profile_names(char *buf, size_t len)
 {
@@ -110,14 +130,34 @@ int sim_net_profile_file(const char *name, const char *path, double node_nic_byt
     if (json_object_get(root, "nic_bytes_per_s") &&
         sim_json_num(root, "nic_bytes_per_s", path, "$", &nic, err) != 0)
         goto done;
-    if (!(lat >= 0 && lat < 10)) {
-        sim_errf(err, "%s: $.network.latency_s: %g is not in [0, 10) s", path, lat);
+    if (!(lat >= 0 && lat <= NET_MAX_LATENCY_S)) {
+        sim_errf(err, "%s: $.network.latency_s: %g is not in [0, %g] s", path, lat,
+                 NET_MAX_LATENCY_S);
         goto done;
     }
-    if (!(bw > 0) || !(nic > 0) || bw > nic * (1 + 1e-9)) {
+    if (!(maxe >= 0) || !isfinite(maxe)) {
+        sim_errf(err, "%s: $.network.max_rel_err: must be a finite number >= 0 (got %g)", path,
+                 maxe);
+        goto done;
+    }
+    if (plausible_bw(path, "$.network.bandwidth_bytes_per_s", bw, err) != 0 ||
+        (json_object_get(root, "nic_bytes_per_s") &&
+         plausible_bw(path, "$.nic_bytes_per_s", nic, err) != 0))
+        goto done;
+    if (!(nic > 0) || bw > nic * (1 + 1e-9)) {
         sim_errf(err, "%s: $.network.bandwidth_bytes_per_s: %g exceeds the NIC bandwidth %g (set "
                       "$.nic_bytes_per_s to the measured testbed's, or raise network.nic_gbps)",
                  path, bw, nic);
+        goto done;
+    }
+    double eff = bw / nic < 1 ? bw / nic : 1;
+    /* The efficiency measured against the file's testbed NICs applies to
+     * the simulated node's: the rate it gives there must be plausible too. */
+    if (!(eff * node_nic_bytes_per_s >= NET_MIN_BYTES_PER_S * (1 - 1e-12))) {
+        sim_errf(err, "%s: $.nic_bytes_per_s: the efficiency %g (%g of %g bytes/s) gives the "
+                      "simulated node's NICs (%g bytes/s) %g bytes/s, less than the plausible %g",
+                 path, eff, bw, nic, node_nic_bytes_per_s, eff * node_nic_bytes_per_s,
+                 NET_MIN_BYTES_PER_S);
         goto done;
     }
     memset(out, 0, sizeof *out);
@@ -125,7 +165,7 @@ int sim_net_profile_file(const char *name, const char *path, double node_nic_byt
     out->help = "a network calibration file";
     out->source = path;
     out->latency_s = lat;
-    out->efficiency = bw / nic < 1 ? bw / nic : 1;
+    out->efficiency = eff;
     out->fit_max_rel_err = maxe;
     rc = 0;
 done:

@@ -3,10 +3,16 @@
 
 #include "sim/jsonx.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static atomic_uint tmp_seq;
 
 int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err)
 {
@@ -44,10 +50,18 @@ int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t
     o->tmp_path[0] = '\0';
     if (snprintf(o->final_path, sizeof o->final_path, "%s/%s", dir, name) >=
             (int)sizeof o->final_path ||
-        snprintf(o->tmp_path, sizeof o->tmp_path, "%s/.%s.tmp", dir, name) >=
-            (int)sizeof o->tmp_path)
+        snprintf(o->tmp_path, sizeof o->tmp_path, "%s/.%s.tmp-%ld-%u", dir, name, (long)getpid(),
+                 atomic_fetch_add(&tmp_seq, 1u)) >= (int)sizeof o->tmp_path)
         return sim_errf(err, "%s/%s: path too long", dir, name);
-    o->f = fopen(o->tmp_path, "w");
+    /* A unique name (process, then a counter over its threads): two writers
+     * of the same file never share a temporary. The mode is the umask's. */
+    int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 && !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp_path);
+        errno = e;
+    }
     if (!o->f) {
         int e = errno;
         o->tmp_path[0] = '\0';
@@ -59,17 +73,23 @@ int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t
 int sim_out_commit(sim_out_file_t *o, sim_err_t *err)
 {
     SIM_ASSERT(o->f != NULL);
-    int bad = ferror(o->f);
-    if (fclose(o->f) != 0)
-        bad = 1;
+    /* Flushed and on disk before it gets its name: a crash leaves the old
+     * file or the new one. */
+    int e = 0;
+    if (ferror(o->f))
+        e = EIO;
+    else if (fflush(o->f) != 0 || fdatasync(fileno(o->f)) != 0)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
     o->f = NULL;
-    if (bad) {
+    if (e) {
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf(err, "%s: write failed", o->final_path);
+        return sim_errf(err, "%s: write failed: %s", o->final_path, strerror(e));
     }
     if (rename(o->tmp_path, o->final_path) != 0) {
-        int e = errno;
+        e = errno;
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
         return sim_errf(err, "%s: cannot rename into place: %s", o->final_path, strerror(e));
@@ -109,4 +129,244 @@ int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err)
         return sim_errf(err, "%s: write failed", path);
     }
     return sim_out_commit(&o, err);
+}
+
+/* ---- a run's directory, published as a unit ---- */
+
+/* Directories being written, for the signal handler (lock-free slots). */
+#define N_SLOTS 64
+static _Atomic(sim_out_dir_t *) slots[N_SLOTS];
+
+static void slot_add(sim_out_dir_t *d)
+{
+    d->slot = -1;
+    for (int i = 0; i < N_SLOTS; i++) {
+        sim_out_dir_t *none = NULL;
+        if (atomic_compare_exchange_strong(&slots[i], &none, d)) {
+            d->slot = i;
+            return;
+        }
+    }
+}
+
+static void slot_del(sim_out_dir_t *d)
+{
+    if (d->slot >= 0)
+        atomic_store(&slots[d->slot], NULL);
+    d->slot = -1;
+}
+
+/* dir/name into buf without stdio (the signal handler uses it too). */
+static int join(char *buf, size_t len, const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    if (a + 1 + b + 1 > len)
+        return -1;
+    memcpy(buf, dir, a);
+    buf[a] = '/';
+    memcpy(buf + a + 1, name, b + 1);
+    return 0;
+}
+
+/* Remove dir's files among names, then dir. Async-signal-safe. */
+static void remove_dir(const char *dir, const char *const *names)
+{
+    char p[8192];
+    for (size_t i = 0; names && names[i]; i++)
+        if (join(p, sizeof p, dir, names[i]) == 0)
+            unlink(p);
+    rmdir(dir);
+}
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < N_SLOTS; i++) {
+        sim_out_dir_t *d = atomic_load(&slots[i]);
+        if (d)
+            remove_dir(d->tmp_path, d->names);
+    }
+    _exit(128 + sig);
+}
+
+void sim_out_install_signal_cleanup(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+static int is_known(const char *const *names, const char *n)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(names[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* final is absent, or a directory holding nothing but names (a run's
+ * earlier output) and hidden leftovers of interrupted writes. */
+static int check_replaceable(const char *final, const char *const *names, sim_err_t *err)
+{
+    struct stat st;
+    if (stat(final, &st) != 0)
+        return errno == ENOENT ? 0 : sim_errf(err, "%s: %s", final, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return sim_errf(err, "%s: not a directory", final);
+    DIR *dh = opendir(final);
+    if (!dh)
+        return sim_errf(err, "%s: cannot read: %s", final, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(dh)) != NULL)
+        if (e->d_name[0] != '.' && !is_known(names, e->d_name))
+            rc = sim_errf(err, "%s: holds '%s', which is not a run's output; choose a new or "
+                               "empty --out",
+                          final, e->d_name);
+    closedir(dh);
+    return rc;
+}
+
+/* final's parent ("." when none) and a hidden sibling name for it. */
+static int sibling(const char *final, const char *tag, char *buf, size_t len)
+{
+    const char *slash = strrchr(final, '/');
+    const char *base = slash ? slash + 1 : final;
+    int n = slash ? (int)(slash - final) : 1;
+    const char *parent = slash ? final : ".";
+    if (slash == final)
+        n = 0;
+    return snprintf(buf, len, "%.*s/.%s.%s-%ld-%u", n, parent, base, tag, (long)getpid(),
+                    atomic_fetch_add(&tmp_seq, 1u)) >= (int)len
+               ? -1
+               : 0;
+}
+
+int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *names,
+                      sim_err_t *err)
+{
+    memset(d, 0, sizeof *d);
+    d->slot = -1;
+    d->names = names;
+    if (snprintf(d->final_path, sizeof d->final_path, "%s", final) >= (int)sizeof d->final_path ||
+        sibling(final, "tmp", d->tmp_path, sizeof d->tmp_path) != 0)
+        return sim_errf(err, "%s: path too long", final);
+    size_t n = strlen(d->final_path);
+    while (n > 1 && d->final_path[n - 1] == '/')
+        d->final_path[--n] = '\0';
+    if (check_replaceable(d->final_path, names, err) != 0)
+        return -1;
+    char parent[sizeof d->final_path];
+    snprintf(parent, sizeof parent, "%s", d->final_path);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        if (sim_out_mkdirs(parent, NULL, err) != 0)
+            return -1;
+    }
+    slot_add(d);
+    if (mkdir(d->tmp_path, 0777) != 0) {
+        int e = errno;
+        slot_del(d);
+        d->tmp_path[0] = '\0';
+        return sim_errf(err, "%s: cannot create a directory beside it: %s", final, strerror(e));
+    }
+    return 0;
+}
+
+int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_err_t *err)
+{
+    SIM_ASSERT(is_known(d->names, name));
+    /* Under its own name: the directory is private, and the signal handler
+     * knows what to remove. Commit's rename is then a no-op. */
+    o->f = NULL;
+    if (join(o->final_path, sizeof o->final_path, d->tmp_path, name) != 0)
+        return sim_errf(err, "%s/%s: path too long", d->final_path, name);
+    memcpy(o->tmp_path, o->final_path, sizeof o->tmp_path);
+    int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+        close(fd);
+    if (!o->f) {
+        int e = errno;
+        unlink(o->tmp_path);
+        o->tmp_path[0] = '\0';
+        return sim_errf(err, "%s/%s: cannot write: %s", d->final_path, name, strerror(e));
+    }
+    return 0;
+}
+
+static void fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int sim_out_dir_commit(sim_out_dir_t *d, sim_err_t *err)
+{
+    char old[sizeof d->tmp_path] = "";
+    struct stat st;
+    fsync_dir(d->tmp_path);
+    if (stat(d->final_path, &st) == 0) {
+        /* Aside first: rename cannot replace a directory that holds files. */
+        if (sibling(d->final_path, "old", old, sizeof old) != 0 || rename(d->final_path, old) != 0) {
+            int e = errno;
+            sim_out_dir_abort(d);
+            return sim_errf(err, "%s: cannot move the earlier run aside: %s", d->final_path,
+                            strerror(e));
+        }
+    }
+    if (rename(d->tmp_path, d->final_path) != 0) {
+        int e = errno;
+        if (old[0])
+            rename(old, d->final_path);
+        sim_out_dir_abort(d);
+        return sim_errf(err, "%s: cannot publish: %s", d->final_path, strerror(e));
+    }
+    slot_del(d);
+    if (old[0]) {
+        remove_dir(old, d->names);
+        /* hidden leftovers of interrupted writes in the old run */
+        DIR *dh = opendir(old);
+        struct dirent *e;
+        char p[8192];
+        while (dh && (e = readdir(dh)) != NULL)
+            if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+                join(p, sizeof p, old, e->d_name) == 0)
+                unlink(p);
+        if (dh)
+            closedir(dh);
+        rmdir(old);
+    }
+    char parent[sizeof d->final_path];
+    snprintf(parent, sizeof parent, "%s", d->final_path);
+    char *slash = strrchr(parent, '/');
+    if (slash)
+        *slash = '\0';
+    fsync_dir(slash ? (parent[0] ? parent : "/") : ".");
+    d->tmp_path[0] = '\0';
+    return 0;
+}
+
+void sim_out_dir_abort(sim_out_dir_t *d)
+{
+    if (!d->tmp_path[0])
+        return;
+    slot_del(d);
+    DIR *dh = opendir(d->tmp_path);
+    struct dirent *e;
+    char p[8192];
+    while (dh && (e = readdir(dh)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            join(p, sizeof p, d->tmp_path, e->d_name) == 0)
+            unlink(p);
+    if (dh)
+        closedir(dh);
+    rmdir(d->tmp_path);
+    d->tmp_path[0] = '\0';
 }

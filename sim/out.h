@@ -29,6 +29,35 @@ int sim_out_commit(sim_out_file_t *o, sim_err_t *err);
 /* Close and remove the temporary; safe on a file never opened. */
 void sim_out_abort(sim_out_file_t *o);
 
+/* A run's output directory, published as a unit: every file is written
+ * into a private directory beside the target, and commit renames that
+ * into place (an earlier run there moved aside first and removed after),
+ * so a reader sees the old run or the new one, never a mix. Names lists
+ * the files the run may write (NULL-terminated); the target must be
+ * absent or hold nothing else (hidden leftovers aside). */
+typedef struct sim_out_dir {
+    char final_path[4096];
+    char tmp_path[4096];
+    const char *const *names;
+    int slot; /* in the signal-cleanup table; -1: none */
+} sim_out_dir_t;
+
+int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *names,
+                      sim_err_t *err);
+/* Open one of names in the private directory (commit it with
+ * sim_out_commit before the directory). */
+int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_err_t *err);
+/* fsync, move an earlier run aside, rename into place, remove the earlier
+ * run. 0, or -1 with err (the private directory removed, the target as it
+ * was). */
+int sim_out_dir_commit(sim_out_dir_t *d, sim_err_t *err);
+/* Remove the private directory and what it holds; safe when not begun. */
+void sim_out_dir_abort(sim_out_dir_t *d);
+
+/* SIGINT, SIGTERM and SIGHUP remove every private directory being written
+ * and exit with 128 + the signal. For programs (main), not the library. */
+void sim_out_install_signal_cleanup(void);
+
 /* Write json to path atomically (indent 2, keys in insertion order,
  * trailing newline). 0 or -1. */
 int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err);

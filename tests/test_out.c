@@ -1,0 +1,155 @@
+/* tests/test_out.c: result files and directories written as a unit. A
+ * run's directory appears whole or not at all: a rerun replaces the
+ * earlier run entirely; a target holding other files is refused; an
+ * aborted write leaves the target as it was and nothing beside it; a
+ * signal removes the private directory and exits with 128 + the signal;
+ * two writers of one file never share a temporary. */
+#include "tests/tests.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/out.h"
+
+static const char *const names[] = {"a.txt", "b.txt", NULL};
+
+/* Entries of dir (hidden ones too, but not . and ..). */
+static int n_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static void put(sim_out_dir_t *d, const char *name, const char *text)
+{
+    sim_out_file_t f;
+    sim_err_t err;
+    ck_assert_msg(sim_out_dir_open(d, &f, name, &err) == 0, "%s", err.msg);
+    fputs(text, f.f);
+    ck_assert_msg(sim_out_commit(&f, &err) == 0, "%s", err.msg);
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return tests_read_file(p, NULL);
+}
+
+START_TEST(test_dir_publish_and_replace)
+{
+    char parent[512], final[600];
+    snprintf(parent, sizeof parent, "%s/pub", tests_tmpdir());
+    snprintf(final, sizeof final, "%s/run", parent);
+    sim_out_dir_t d;
+    sim_err_t err;
+    ck_assert_msg(sim_out_dir_begin(&d, final, names, &err) == 0, "%s", err.msg);
+    put(&d, "a.txt", "first a\n");
+    put(&d, "b.txt", "first b\n");
+    struct stat st;
+    ck_assert(stat(final, &st) != 0); /* nothing until the commit */
+    ck_assert_msg(sim_out_dir_commit(&d, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(n_entries(final), 2);
+    ck_assert_int_eq(n_entries(parent), 1); /* no private directory left beside it */
+    /* a rerun writing only a.txt replaces the whole earlier run */
+    ck_assert(sim_out_dir_begin(&d, final, names, &err) == 0);
+    put(&d, "a.txt", "second a\n");
+    char *a = read_in(final, "a.txt");
+    ck_assert_str_eq(a, "first a\n"); /* the old run until the commit */
+    free(a);
+    ck_assert(sim_out_dir_commit(&d, &err) == 0);
+    a = read_in(final, "a.txt");
+    ck_assert_str_eq(a, "second a\n");
+    free(a);
+    ck_assert_int_eq(n_entries(final), 1);
+    ck_assert_int_eq(n_entries(parent), 1);
+    /* an aborted write leaves the target and nothing else */
+    ck_assert(sim_out_dir_begin(&d, final, names, &err) == 0);
+    put(&d, "b.txt", "third b\n");
+    sim_out_dir_abort(&d);
+    ck_assert_int_eq(n_entries(final), 1);
+    ck_assert_int_eq(n_entries(parent), 1);
+    /* a target holding anything else is not a run's: refused */
+    char other[700];
+    snprintf(other, sizeof other, "%s/notes.md", final);
+    FILE *f = fopen(other, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(sim_out_dir_begin(&d, final, names, &err), -1);
+    ck_assert_msg(strstr(err.msg, "holds 'notes.md', which is not a run's output") != NULL, "%s",
+                  err.msg);
+    ck_assert_int_eq(n_entries(parent), 1);
+}
+END_TEST
+
+START_TEST(test_dir_signal_cleanup)
+{
+    char final[600];
+    snprintf(final, sizeof final, "%s/sig/run", tests_tmpdir());
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        sim_out_install_signal_cleanup();
+        sim_out_dir_t d;
+        sim_err_t err;
+        if (sim_out_dir_begin(&d, final, names, &err) != 0)
+            _exit(99);
+        sim_out_file_t f;
+        if (sim_out_dir_open(&d, &f, "a.txt", &err) != 0)
+            _exit(98);
+        fputs("half written", f.f);
+        fflush(f.f);
+        raise(SIGTERM);
+        _exit(97);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 128 + SIGTERM);
+    char parent[600];
+    snprintf(parent, sizeof parent, "%s/sig", tests_tmpdir());
+    ck_assert_int_eq(n_entries(parent), 0); /* the private directory is gone */
+}
+END_TEST
+
+START_TEST(test_file_temporaries_unique)
+{
+    sim_out_file_t x, y;
+    sim_err_t err;
+    const char *dir = tests_tmpdir();
+    ck_assert(sim_out_open(&x, dir, "same.csv", &err) == 0);
+    ck_assert(sim_out_open(&y, dir, "same.csv", &err) == 0);
+    ck_assert_str_ne(x.tmp_path, y.tmp_path);
+    fputs("x,x,x\n", x.f);
+    fputs("y\n", y.f);
+    ck_assert(sim_out_commit(&y, &err) == 0);
+    ck_assert(sim_out_commit(&x, &err) == 0);
+    char *s = read_in(dir, "same.csv");
+    ck_assert_str_eq(s, "x,x,x\n"); /* one writer's file, whole */
+    free(s);
+}
+END_TEST
+
+Suite *test_out_suite(void)
+{
+    Suite *s = suite_create("out");
+    TCase *tc = tcase_create("out");
+    tcase_add_test(tc, test_dir_publish_and_replace);
+    tcase_add_test(tc, test_dir_signal_cleanup);
+    tcase_add_test(tc, test_file_temporaries_unique);
+    suite_add_tcase(s, tc);
+    return s;
+}
