@@ -263,41 +263,32 @@ static int decode_instance(const json_t *root, const char *hw_name, const json_t
     return 0;
 }
 
-/* Fit the decode roofline: e_c from the prefill's c1; then d0 and one HBM
- * fraction from end-to-end points (they cannot split the weights' time
- * from the fixed time), or, where the GEMM and attention parts are timed
- * apart (gpu), e_w from the GEMM parts and d0 and e_kv from attention. */
-static json_t *fit_decode(const json_t *root, int gpu, const char *hw_name, const json_t *models,
-                          double c1, const drows_t *dc, const char *file, FILE *report, FILE *res,
+/* The tensor cores' fraction of peak FLOPs into *e_c, from the prefill's
+ * dense per-token cost c1 (seconds per token): those are the same weight
+ * GEMMs, at compute-bound sizes. 0, or -1 with err when it falls outside
+ * (0, 100%] (the hardware, tp or layers do not match the measurements). */
+static int decode_eff_cmp(const model_roof_t *roof, double c1, const char *file, double *e_c,
                           sim_err_t *err)
 {
-    const char *ds = gpu ? "decode_layer" : "decode";
-    model_roof_t roof;
-    const char *llm_name = NULL;
-    if (decode_instance(root, hw_name, models, file, &roof, &llm_name, err) != 0)
-        return NULL;
-    if (dc->n < 2) {
-        sim_errf(err, "%s: $.%s: need at least 2 points, got %zu", file, ds, dc->n);
-        return NULL;
-    }
-    /* The prefill's dense per-token cost is the tensor cores' rate on the
-     * same weight GEMMs. */
-    double e_c = roof.linear_flops_per_tok / (c1 * roof.peak_flops_per_s);
-    if (!(c1 > 0) || !(e_c <= 1)) {
-        sim_errf(err, "%s: $.prefill: c1 = %g s per token implies %.3g%% of the %g TFLOPS of %d "
-                      "GPUs (must be in (0, 100%%]); check hardware, tp and layers",
-                 file, c1, 100 * e_c, roof.peak_flops_per_s / 1e12, roof.n_gpus);
-        return NULL;
-    }
-    model_fit_roof_pt_t *g = sim_xcalloc(dc->n, sizeof *g, "fit decode");
-    model_fit_roof_pt_t *a = sim_xcalloc(dc->n, sizeof *a, "fit decode");
-    double *y = sim_xmalloc(dc->n * sizeof *y, "fit y"), *pred = sim_xmalloc(dc->n * sizeof *pred, "fit pred");
-    json_t *o = NULL;
-    model_roof_eff_t eff = {.cmp = e_c};
-    double u_w = 1, u_kv = 1, zero;
+    *e_c = roof->linear_flops_per_tok / (c1 * roof->peak_flops_per_s);
+    if (!(c1 > 0) || !(*e_c <= 1))
+        return sim_errf(err, "%s: $.prefill: c1 = %g s per token implies %.3g%% of the %g TFLOPS "
+                             "of %d GPUs (must be in (0, 100%%]); check hardware, tp and layers",
+                        file, c1, 100 * *e_c, roof->peak_flops_per_s / 1e12, roof->n_gpus);
+    return 0;
+}
+
+/* The roofline-fit points of the decode rows: memory times at the full
+ * HBM bandwidth, compute times at e_c of the peak. A gpu row gives one
+ * weight-GEMM point g[i] and one attention point a[i]; an end-to-end row
+ * one point a[i] over both parts (g is left alone). y[i] gets row i's
+ * measured step time. All arrays hold dc->n. */
+static void decode_points(const model_roof_t *roof, double e_c, int gpu, const drows_t *dc,
+                          model_fit_roof_pt_t *g, model_fit_roof_pt_t *a, double *y)
+{
     for (size_t i = 0; i < dc->n; i++) {
         model_roof_parts_t p;
-        model_roof_decode_parts(&roof, dc->r[i].b, dc->r[i].ctx, &p);
+        model_roof_decode_parts(roof, dc->r[i].b, dc->r[i].ctx, &p);
         y[i] = dc->r[i].s;
         if (gpu) {
             g[i] = (model_fit_roof_pt_t){.m = {p.weights_s, 0}, .c = {p.gemm_s / e_c, 0}, .y = dc->r[i].gemm_s};
@@ -307,48 +298,64 @@ static json_t *fit_decode(const json_t *root, int gpu, const char *hw_name, cons
                                          .c = {p.gemm_s / e_c, p.attn_s / e_c}, .y = y[i]};
         }
     }
-    if ((gpu && model_fit_roof(g, dc->n, 0, &zero, &u_w) != 0) ||
-        model_fit_roof(a, dc->n, 1, &eff.overhead_s, &u_kv) != 0) {
-        sim_errf(err, "%s: $.%s: decode fit failed: the points need at least two different "
-                      "contexts to tell the fixed time from the HBM time", file, ds);
-        goto done;
-    }
+}
+
+/* Fit eff's fixed time and HBM fractions (eff->cmp already set) to the n
+ * points of decode_points: gpu files fit the weights' fraction to the
+ * GEMM points (g) and the fixed time and KV fraction to the attention
+ * points (a); end-to-end points cannot split the two reads, so one
+ * fraction serves both. 0, or -1 with err when the points cannot tell the
+ * fixed time from the HBM time, or a fraction exceeds 100% (refused, not
+ * clamped: the hardware would be slower than measured). */
+static int decode_fit_eff(const model_roof_t *roof, int gpu, const model_fit_roof_pt_t *g,
+                          const model_fit_roof_pt_t *a, size_t n, const char *ds, const char *file,
+                          model_roof_eff_t *eff, sim_err_t *err)
+{
+    double u_w = 1, u_kv = 1, zero;
+    if ((gpu && model_fit_roof(g, n, 0, &zero, &u_w) != 0) ||
+        model_fit_roof(a, n, 1, &eff->overhead_s, &u_kv) != 0)
+        return sim_errf(err, "%s: $.%s: decode fit failed: the points need at least two "
+                             "different contexts to tell the fixed time from the HBM time",
+                        file, ds);
     if (!gpu)
         u_w = u_kv;
-    eff.mem_weights = 1 / u_w;
-    eff.mem_kv = 1 / u_kv;
+    eff->mem_weights = 1 / u_w;
+    eff->mem_kv = 1 / u_kv;
     const char *what[2] = {"weight reads", "KV reads"};
-    double fr[2] = {eff.mem_weights, eff.mem_kv};
+    double fr[2] = {eff->mem_weights, eff->mem_kv};
     for (int k = 0; k < 2; k++)
-        if (!(fr[k] <= 1)) {
-            sim_errf(err, "%s: $.%s: the %s would run at %.3g%% of the %.4g TB/s HBM bandwidth of "
-                          "%d GPUs: faster than the hardware; check hardware, tp and layers",
-                     file, ds, what[k], 100 * fr[k], roof.hbm_bytes_per_s / 1e12, roof.n_gpus);
-            goto done;
-        }
+        if (!(fr[k] <= 1))
+            return sim_errf(err, "%s: $.%s: the %s would run at %.3g%% of the %.4g TB/s HBM "
+                                 "bandwidth of %d GPUs: faster than the hardware; check "
+                                 "hardware, tp and layers",
+                            file, ds, what[k], 100 * fr[k], roof->hbm_bytes_per_s / 1e12,
+                            roof->n_gpus);
+    return 0;
+}
+
+/* Predict every decode row with the fitted roofline: a residual row each
+ * to res (may be NULL), the fit's statistics against the measured y[] to
+ * *f. */
+static void decode_residuals(const model_roof_t *roof, const model_roof_eff_t *eff,
+                             const drows_t *dc, const double *y, FILE *res, model_fit_t *f)
+{
+    double *pred = sim_xmalloc(dc->n * sizeof *pred, "fit pred");
     for (size_t i = 0; i < dc->n; i++) {
-        pred[i] = model_roof_decode_s(&roof, &eff, dc->r[i].b, dc->r[i].ctx);
+        pred[i] = model_roof_decode_s(roof, eff, dc->r[i].b, dc->r[i].ctx);
         if (res)
             fprintf(res, "decode,%zu,%.10g,%.10g,%.10g,%.10g,%.6f\n", i, dc->r[i].b, dc->r[i].ctx,
                     y[i], pred[i], (pred[i] - y[i]) / y[i]);
     }
-    model_fit_t f;
-    model_fit_stats(pred, y, dc->n, &f);
-    o = json_object();
-    json_object_set_new(o, "form", json_string(DECODE_FORM));
-    json_object_set_new(o, "d0_s", json_real(eff.overhead_s));
-    json_object_set_new(o, "eff_mem_weights", json_real(eff.mem_weights));
-    json_object_set_new(o, "eff_mem_kv", json_real(eff.mem_kv));
-    json_object_set_new(o, "eff_cmp", json_real(eff.cmp));
-    json_object_set_new(o, "n_gpus", json_integer(roof.n_gpus));
-    json_object_set_new(o, "fit_model", json_string(llm_name));
-    json_object_set_new(o, "hbm_bytes_per_s", json_real(roof.hbm_bytes_per_s));
-    json_object_set_new(o, "peak_flops_per_s", json_real(roof.peak_flops_per_s));
-    json_t *ach = json_object(), *why = json_object();
-    json_object_set_new(ach, "weights_hbm_bytes_per_s", json_real(eff.mem_weights * roof.hbm_bytes_per_s));
-    json_object_set_new(ach, "kv_hbm_bytes_per_s", json_real(eff.mem_kv * roof.hbm_bytes_per_s));
-    json_object_set_new(ach, "flops_per_s", json_real(eff.cmp * roof.peak_flops_per_s));
-    json_object_set_new(o, "achieved", ach);
+    model_fit_stats(pred, y, dc->n, f);
+    sim_free(pred);
+}
+
+/* $.decode.derivation: where each parameter comes from, which depends on
+ * whether the GEMM and attention parts were timed apart (gpu). New
+ * reference. */
+static json_t *decode_derivation_json(int gpu)
+{
+    json_t *why = json_object();
     json_object_set_new(why, "d0_s", json_string(
         gpu ? "fixed time per step: fitted to the attention parts (kernel time that does not grow "
               "with context)"
@@ -364,23 +371,80 @@ static json_t *fit_decode(const json_t *root, int gpu, const char *hw_name, cons
     json_object_set_new(why, "eff_cmp", json_string(
         "peak-FLOPs fraction of the tensor cores: F_lin / (prefill c1 x FLOPS), the prefill's "
         "dense per-token cost being the same weight GEMMs at compute-bound sizes"));
-    json_object_set_new(o, "derivation", why);
-    json_object_set_new(o, "n_points", json_integer((json_int_t)f.n_points));
-    json_object_set_new(o, "r2", json_real(f.r2));
-    json_object_set_new(o, "max_rel_err", json_real(f.max_rel_err));
-    json_object_set_new(o, "mean_rel_err", json_real(f.mean_rel_err));
-    if (report)
-        fprintf(report,
-                "%-8s %zu points  R^2 %.5f  max rel err %.2f%%  mean %.2f%%\n"
-                "         d0 %.3g ms, HBM %.1f%% (weights) %.1f%% (KV), tensor cores %.1f%% of %d GPUs\n",
-                "decode", f.n_points, f.r2, 100 * f.max_rel_err, 100 * f.mean_rel_err,
-                1e3 * eff.overhead_s, 100 * eff.mem_weights, 100 * eff.mem_kv, 100 * eff.cmp,
-                roof.n_gpus);
-done:
+    return why;
+}
+
+/* $.decode of the calibration: the form, the fitted efficiencies of the
+ * instance roof (model llm_name), the rates they achieve, their
+ * derivation and the fit's statistics f. New reference. */
+static json_t *decode_json(int gpu, const model_roof_t *roof, const model_roof_eff_t *eff,
+                           const char *llm_name, const model_fit_t *f)
+{
+    json_t *o = json_object(), *ach = json_object();
+    json_object_set_new(o, "form", json_string(DECODE_FORM));
+    json_object_set_new(o, "d0_s", json_real(eff->overhead_s));
+    json_object_set_new(o, "eff_mem_weights", json_real(eff->mem_weights));
+    json_object_set_new(o, "eff_mem_kv", json_real(eff->mem_kv));
+    json_object_set_new(o, "eff_cmp", json_real(eff->cmp));
+    json_object_set_new(o, "n_gpus", json_integer(roof->n_gpus));
+    json_object_set_new(o, "fit_model", json_string(llm_name));
+    json_object_set_new(o, "hbm_bytes_per_s", json_real(roof->hbm_bytes_per_s));
+    json_object_set_new(o, "peak_flops_per_s", json_real(roof->peak_flops_per_s));
+    json_object_set_new(ach, "weights_hbm_bytes_per_s", json_real(eff->mem_weights * roof->hbm_bytes_per_s));
+    json_object_set_new(ach, "kv_hbm_bytes_per_s", json_real(eff->mem_kv * roof->hbm_bytes_per_s));
+    json_object_set_new(ach, "flops_per_s", json_real(eff->cmp * roof->peak_flops_per_s));
+    json_object_set_new(o, "achieved", ach);
+    json_object_set_new(o, "derivation", decode_derivation_json(gpu));
+    json_object_set_new(o, "n_points", json_integer((json_int_t)f->n_points));
+    json_object_set_new(o, "r2", json_real(f->r2));
+    json_object_set_new(o, "max_rel_err", json_real(f->max_rel_err));
+    json_object_set_new(o, "mean_rel_err", json_real(f->mean_rel_err));
+    return o;
+}
+
+/* Fit the decode roofline: e_c from the prefill's c1; then d0 and one HBM
+ * fraction from end-to-end points (they cannot split the weights' time
+ * from the fixed time), or, where the GEMM and attention parts are timed
+ * apart (gpu), e_w from the GEMM parts and d0 and e_kv from attention.
+ * Residual rows go to res and a summary to report (both may be NULL).
+ * $.decode (new reference), or NULL with err. */
+static json_t *fit_decode(const json_t *root, int gpu, const char *hw_name, const json_t *models,
+                          double c1, const drows_t *dc, const char *file, FILE *report, FILE *res,
+                          sim_err_t *err)
+{
+    const char *ds = gpu ? "decode_layer" : "decode";
+    model_roof_t roof;
+    const char *llm_name = NULL;
+    double e_c;
+    if (decode_instance(root, hw_name, models, file, &roof, &llm_name, err) != 0)
+        return NULL;
+    if (dc->n < 2) {
+        sim_errf(err, "%s: $.%s: need at least 2 points, got %zu", file, ds, dc->n);
+        return NULL;
+    }
+    if (decode_eff_cmp(&roof, c1, file, &e_c, err) != 0)
+        return NULL;
+    model_fit_roof_pt_t *g = sim_xcalloc(dc->n, sizeof *g, "fit decode");
+    model_fit_roof_pt_t *a = sim_xcalloc(dc->n, sizeof *a, "fit decode");
+    double *y = sim_xmalloc(dc->n * sizeof *y, "fit y");
+    model_roof_eff_t eff = {.cmp = e_c};
+    json_t *o = NULL;
+    decode_points(&roof, e_c, gpu, dc, g, a, y);
+    if (decode_fit_eff(&roof, gpu, g, a, dc->n, ds, file, &eff, err) == 0) {
+        model_fit_t f;
+        decode_residuals(&roof, &eff, dc, y, res, &f);
+        o = decode_json(gpu, &roof, &eff, llm_name, &f);
+        if (report)
+            fprintf(report,
+                    "%-8s %zu points  R^2 %.5f  max rel err %.2f%%  mean %.2f%%\n"
+                    "         d0 %.3g ms, HBM %.1f%% (weights) %.1f%% (KV), tensor cores %.1f%% of %d GPUs\n",
+                    "decode", f.n_points, f.r2, 100 * f.max_rel_err, 100 * f.mean_rel_err,
+                    1e3 * eff.overhead_s, 100 * eff.mem_weights, 100 * eff.mem_kv, 100 * eff.cmp,
+                    roof.n_gpus);
+    }
     sim_free(g);
     sim_free(a);
     sim_free(y);
-    sim_free(pred);
     return o;
 }
 
@@ -406,30 +470,137 @@ done:
     return out;
 }
 
+/* The file's "kind" (default "points") into *kind (borrowed from root),
+ * with *gpu and *net set for the two other kinds. 0, or -1 with err when
+ * it is not a string or not a kind this tool reads. */
+static int fit_kind(const json_t *root, const char *file, const char **kind, int *gpu, int *net,
+                    sim_err_t *err)
+{
+    json_t *k = json_object_get(root, "kind");
+    if (k && !json_is_string(k))
+        return sim_errf(err, "%s: $.kind: expected a string", file);
+    *kind = k ? json_string_value(k) : "points";
+    *gpu = strcmp(*kind, "gpu") == 0;
+    *net = strcmp(*kind, "network") == 0;
+    if (!*gpu && !*net && strcmp(*kind, "points") != 0)
+        return sim_errf(err, "%s: $.kind: unknown kind '%s' (valid: points, gpu, network)", file,
+                        *kind);
+    return 0;
+}
+
+/* The calibration's provenance, before any fit: kind, the instance's
+ * hardware and models (NULL for a network file), source, date and the
+ * measurements file it was fitted to. New reference. */
+static json_t *fit_header(const char *kind, const char *hw, json_t *models, const char *src,
+                          const char *date, const char *in_path)
+{
+    json_t *out = json_object();
+    json_object_set_new(out, "kind", json_string(kind));
+    if (hw)
+        json_object_set_new(out, "hardware", json_string(hw));
+    if (models)
+        json_object_set(out, "models", models);
+    json_object_set_new(out, "source", json_string(src));
+    json_object_set_new(out, "date", json_string(date));
+    json_object_set_new(out, "measurements", json_string(in_path));
+    return out;
+}
+
+/* A network file's fits into out: the transport's name, the testbed's NIC
+ * rate when the file gives one (efficiencies are relative to it) and the
+ * link's latency and bandwidth ("network"). Residual rows go to res, a
+ * line to report (may be NULL). 0, or -1 with err. */
+static int fit_network(const json_t *root, json_t *out, const char *file, FILE *report, FILE *res,
+                       sim_err_t *err)
+{
+    const char *tr = "?";
+    json_t *t = json_object_get(root, "transport"), *sect;
+    if (json_is_string(t))
+        tr = json_string_value(t);
+    json_object_set_new(out, "transport", json_string(tr));
+    if (json_object_get(root, "nic_bytes_per_s")) { /* the testbed's NICs, for efficiency */
+        double nic;
+        if (sim_json_num(root, "nic_bytes_per_s", file, "$", &nic, err) != 0)
+            return -1;
+        if (!(nic > 0))
+            return sim_errf(err, "%s: $.nic_bytes_per_s: must be > 0", file);
+        json_object_set_new(out, "nic_bytes_per_s", json_real(nic));
+    }
+    if (!(sect = fit_sizes(root, "points", "s", "network", file, report, res, err)))
+        return -1;
+    json_object_set_new(out, "network", sect);
+    return 0;
+}
+
+/* An instance's fits into out: prefill, then decode (its compute fraction
+ * from the prefill's c1), and for gpu files (per-layer times scaled by
+ * "layers", their "gpu" object carried over) the host-device copies when
+ * measured. Residual rows go to res, lines to report (may be NULL). 0, or
+ * -1 with err. */
+static int fit_instance(const json_t *root, json_t *out, int gpu, const char *hw,
+                        const json_t *models, const char *file, FILE *report, FILE *res,
+                        sim_err_t *err)
+{
+    pts_t pf = {0};
+    drows_t dc = {0};
+    double layers = 1;
+    json_t *sect;
+    int rc = -1;
+    if (gpu) {
+        if (sim_json_num(root, "layers", file, "$", &layers, err) != 0)
+            goto done;
+        json_t *g = json_object_get(root, "gpu");
+        if (g)
+            json_object_set(out, "gpu", g);
+    }
+    if (collect(root, gpu, layers, file, &pf, &dc, err) != 0)
+        goto done;
+    if (!(sect = fit_poly("prefill", PREFILL_FORM, &pf, file, report, res, err)))
+        goto done;
+    json_object_set_new(out, "prefill", sect);
+    double c1 = json_number_value(json_array_get(json_object_get(sect, "coef"), 1));
+    if (!(sect = fit_decode(root, gpu, hw, models, c1, &dc, file, report, res, err)))
+        goto done;
+    json_object_set_new(out, "decode", sect);
+    if (gpu && json_object_get(root, "copies")) {
+        if (!(sect = fit_sizes(root, "copies", "h2d_s", "h2d", file, report, res, err)))
+            goto done;
+        json_object_set_new(out, "h2d", sect);
+    }
+    rc = 0;
+done:
+    pts_free(&pf);
+    sim_free(dc.r);
+    return rc;
+}
+
+/* OUT.residuals.png from OUT.residuals.csv by gnuplot, and a line saying
+ * how that went to report (may be NULL). A missing gnuplot is not an
+ * error: the CSV is the result. */
+static void plot_residuals(const char *out_path, FILE *report)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "gnuplot -e \"datafile='%s.residuals.csv'; outfile='%s.residuals.png'\" "
+             "plots/calib_residuals.gp 2>/dev/null",
+             out_path, out_path);
+    if (system(cmd) != 0 && report)
+        fprintf(report, "residual plot: gnuplot failed (needs plots/calib_residuals.gp)\n");
+    else if (report)
+        fprintf(report, "residuals: %s.residuals.csv, %s.residuals.png\n", out_path, out_path);
+}
+
 int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int plot,
                    sim_err_t *err)
 {
-    json_t *root, *out = NULL, *models = NULL, *sect;
+    json_t *root, *out = NULL, *models = NULL;
     const char *src, *date, *hw = NULL, *kind = "points";
-    pts_t pf = {0};
-    drows_t dc = {0};
     sim_out_file_t res = {0};
-    int rc = -1;
+    int gpu = 0, net = 0, rc = -1;
     if (sim_json_load(in_path, &root, err) != 0)
         return -1;
-    json_t *k = json_object_get(root, "kind");
-    if (k && !json_is_string(k)) {
-        sim_errf(err, "%s: $.kind: expected a string", in_path);
-        goto done;
-    }
-    if (k)
-        kind = json_string_value(k);
-    int gpu = strcmp(kind, "gpu") == 0, net = strcmp(kind, "network") == 0;
-    if (!gpu && !net && strcmp(kind, "points") != 0) {
-        sim_errf(err, "%s: $.kind: unknown kind '%s' (valid: points, gpu, network)", in_path, kind);
-        goto done;
-    }
-    if (sim_json_str(root, "source", in_path, "$", &src, err) != 0 ||
+    if (fit_kind(root, in_path, &kind, &gpu, &net, err) != 0 ||
+        sim_json_str(root, "source", in_path, "$", &src, err) != 0 ||
         sim_json_str(root, "date", in_path, "$", &date, err) != 0)
         goto done;
     if (!net && (sim_json_str(root, "hardware", in_path, "$", &hw, err) != 0 ||
@@ -441,76 +612,17 @@ int calib_fit_file(const char *in_path, const char *out_path, FILE *report, int 
     if (sim_out_open_path(&res, rpath, err) != 0)
         goto done;
     fputs("model,point,a,b,measured_s,fitted_s,rel_err\n", res.f);
-    out = json_object();
-    json_object_set_new(out, "kind", json_string(kind));
-    if (hw)
-        json_object_set_new(out, "hardware", json_string(hw));
-    if (models)
-        json_object_set(out, "models", models);
-    json_object_set_new(out, "source", json_string(src));
-    json_object_set_new(out, "date", json_string(date));
-    json_object_set_new(out, "measurements", json_string(in_path));
-    if (net) {
-        const char *tr = "?";
-        json_t *t = json_object_get(root, "transport");
-        if (json_is_string(t))
-            tr = json_string_value(t);
-        json_object_set_new(out, "transport", json_string(tr));
-        if (json_object_get(root, "nic_bytes_per_s")) { /* the testbed's NICs, for efficiency */
-            double nic;
-            if (sim_json_num(root, "nic_bytes_per_s", in_path, "$", &nic, err) != 0)
-                goto done;
-            if (!(nic > 0)) {
-                sim_errf(err, "%s: $.nic_bytes_per_s: must be > 0", in_path);
-                goto done;
-            }
-            json_object_set_new(out, "nic_bytes_per_s", json_real(nic));
-        }
-        if (!(sect = fit_sizes(root, "points", "s", "network", in_path, report, res.f, err)))
-            goto done;
-        json_object_set_new(out, "network", sect);
-    } else {
-        double layers = 1;
-        if (gpu) {
-            if (sim_json_num(root, "layers", in_path, "$", &layers, err) != 0)
-                goto done;
-            json_t *g = json_object_get(root, "gpu");
-            if (g)
-                json_object_set(out, "gpu", g);
-        }
-        if (collect(root, gpu, layers, in_path, &pf, &dc, err) != 0)
-            goto done;
-        if (!(sect = fit_poly("prefill", PREFILL_FORM, &pf, in_path, report, res.f, err)))
-            goto done;
-        json_object_set_new(out, "prefill", sect);
-        double c1 = json_number_value(json_array_get(json_object_get(sect, "coef"), 1));
-        if (!(sect = fit_decode(root, gpu, hw, models, c1, &dc, in_path, report, res.f, err)))
-            goto done;
-        json_object_set_new(out, "decode", sect);
-        if (gpu && json_object_get(root, "copies")) {
-            if (!(sect = fit_sizes(root, "copies", "h2d_s", "h2d", in_path, report, res.f, err)))
-                goto done;
-            json_object_set_new(out, "h2d", sect);
-        }
-    }
+    out = fit_header(kind, hw, models, src, date, in_path);
+    if ((net ? fit_network(root, out, in_path, report, res.f, err)
+             : fit_instance(root, out, gpu, hw, models, in_path, report, res.f, err)) != 0)
+        goto done;
     if (sim_out_write_json(out_path, out, err) != 0 || sim_out_commit(&res, err) != 0)
         goto done;
-    if (plot) {
-        char cmd[8192];
-        snprintf(cmd, sizeof cmd,
-                 "gnuplot -e \"datafile='%s.residuals.csv'; outfile='%s.residuals.png'\" "
-                 "plots/calib_residuals.gp 2>/dev/null",
-                 out_path, out_path);
-        if (system(cmd) != 0 && report)
-            fprintf(report, "residual plot: gnuplot failed (needs plots/calib_residuals.gp)\n");
-        else if (report)
-            fprintf(report, "residuals: %s.residuals.csv, %s.residuals.png\n", out_path, out_path);
-    }
+    if (plot)
+        plot_residuals(out_path, report);
     rc = 0;
 done:
     sim_out_abort(&res);
-    pts_free(&pf);
-    sim_free(dc.r);
     json_decref(out);
     json_decref(root);
     return rc;

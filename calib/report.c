@@ -104,11 +104,9 @@ static double paper_point(const json_t *pts, const char *kind, int64_t n, int ca
     return -1;
 }
 
-int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *err)
+/* The calibration's provenance: its source, date, hardware and models. */
+static void print_header(FILE *out, const char *path, const json_t *root)
 {
-    json_t *root;
-    if (sim_json_load(path, &root, err) != 0)
-        return -1;
     const char *src = json_string_value(json_object_get(root, "source"));
     const char *date = json_string_value(json_object_get(root, "date"));
     const char *hw = json_string_value(json_object_get(root, "hardware"));
@@ -120,6 +118,12 @@ int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *e
     for (size_t i = 0; i < json_array_size(models); i++)
         fprintf(out, " %s", json_string_value(json_array_get(models, i)));
     fputc('\n', out);
+}
+
+/* Every fitted section the file holds (prefill, decode, h2d, network):
+ * its form, its parameters and the fit's statistics. */
+static void print_sections(FILE *out, const json_t *root)
+{
     static const char *const sects[] = {"prefill", "decode", "h2d", "network"};
     for (size_t k = 0; k < 4; k++) {
         json_t *s = json_object_get(root, sects[k]);
@@ -142,49 +146,74 @@ int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *e
                 100 * json_number_value(json_object_get(s, "max_rel_err")),
                 100 * json_number_value(json_object_get(s, "mean_rel_err")));
     }
-    int rc = 0;
-    if (json_object_get(root, "prefill") && hw && json_array_size(models) > 0) {
-        model_cost_args_t a = {.hw = model_hw_find(hw),
-                               .llm = model_llm_find(json_string_value(json_array_get(models, 0))),
-                               .calibration = path, .data_dir = data_dir};
-        if (!a.hw || !a.llm) {
-            rc = sim_errf(err, "%s: $.hardware / $.models: unknown hardware or model", path);
-            goto done;
+}
+
+/* Prefill (no prefix, 95% cached) and 128-token decode times of c for
+ * each of PROMPTS, beside the paper's measurements when paper (the
+ * FAST'25 data file, may be NULL) is given. */
+static void print_predictions(FILE *out, const model_cost_t *c, const json_t *paper)
+{
+    fprintf(out, "\n  predictions%s\n",
+            paper ? " (in brackets: the paper's measurements on A800 nodes, FAST'25 Fig. 14)" : "");
+    fprintf(out, "  %8s  %-18s  %-18s  %-20s\n", "prompt", "  prefill 0% s", "  prefill 95% s",
+            "  decode 128 tok s");
+    for (size_t i = 0; i < sizeof PROMPTS / sizeof PROMPTS[0]; i++) {
+        int64_t n = PROMPTS[i];
+        double p0 = (double)model_cost_prefill_ns(c, n, 0) / 1e9;
+        double p95 = (double)model_cost_prefill_ns(c, n, (int64_t)llround(0.95 * (double)n)) / 1e9;
+        double d128 = 0;
+        for (int k = 0; k < 128; k++)
+            d128 += (double)model_cost_decode_ns(c, 1, n + k) / 1e9;
+        char b0[32] = "", b1[32] = "", b2[32] = "";
+        if (paper) {
+            snprintf(b0, sizeof b0, " (%.2f)", paper_point(paper, "prefill", n, 0));
+            snprintf(b1, sizeof b1, " (%.2f)", paper_point(paper, "prefill", n, 1));
+            snprintf(b2, sizeof b2, " (%.2f)", paper_point(paper, "decode", n, 0));
         }
-        model_cost_t *c = model_cost_new("fitted", &a, err);
-        if (!c) {
-            rc = -1;
-            goto done;
-        }
-        char pp[4200];
-        snprintf(pp, sizeof pp, "%s/calib/data/paper-a800x8-llama70b.json", data_dir ? data_dir : ".");
-        json_t *paper = NULL;
-        sim_json_load(pp, &paper, NULL);
-        fprintf(out, "\n  predictions%s\n",
-                paper ? " (in brackets: the paper's measurements on A800 nodes, FAST'25 Fig. 14)" : "");
-        fprintf(out, "  %8s  %-18s  %-18s  %-20s\n", "prompt", "  prefill 0% s", "  prefill 95% s",
-                "  decode 128 tok s");
-        for (size_t i = 0; i < sizeof PROMPTS / sizeof PROMPTS[0]; i++) {
-            int64_t n = PROMPTS[i];
-            double p0 = (double)model_cost_prefill_ns(c, n, 0) / 1e9;
-            double p95 = (double)model_cost_prefill_ns(c, n, (int64_t)llround(0.95 * (double)n)) / 1e9;
-            double d128 = 0;
-            for (int k = 0; k < 128; k++)
-                d128 += (double)model_cost_decode_ns(c, 1, n + k) / 1e9;
-            char b0[32] = "", b1[32] = "", b2[32] = "";
-            if (paper) {
-                snprintf(b0, sizeof b0, " (%.2f)", paper_point(paper, "prefill", n, 0));
-                snprintf(b1, sizeof b1, " (%.2f)", paper_point(paper, "prefill", n, 1));
-                snprintf(b2, sizeof b2, " (%.2f)", paper_point(paper, "decode", n, 0));
-            }
-            fprintf(out, "  %7lldk  %10.2f%-8s  %10.2f%-8s  %12.2f%-8s\n", (long long)(n / 1024), p0,
-                    b0, p95, b1, d128, b2);
-        }
-        json_decref(paper);
-        rc = print_steps(out, c, &a, err);
-        model_cost_free(c);
+        fprintf(out, "  %7lldk  %10.2f%-8s  %10.2f%-8s  %12.2f%-8s\n", (long long)(n / 1024), p0,
+                b0, p95, b1, d128, b2);
     }
-done:
+}
+
+/* What the fitted cost model of the calibration at path predicts on its
+ * hardware and first model: the prompt table (with the paper's points
+ * from data_dir's calib/data when they are there) and the decode steps.
+ * 0, or -1 with err (unknown hardware or model, a cost model that cannot
+ * load). */
+static int print_model(FILE *out, const char *path, const char *data_dir, const char *hw,
+                       const char *llm, sim_err_t *err)
+{
+    model_cost_args_t a = {.hw = model_hw_find(hw), .llm = model_llm_find(llm),
+                           .calibration = path, .data_dir = data_dir};
+    if (!a.hw || !a.llm)
+        return sim_errf(err, "%s: $.hardware / $.models: unknown hardware or model", path);
+    model_cost_t *c = model_cost_new("fitted", &a, err);
+    if (!c)
+        return -1;
+    char pp[4200];
+    snprintf(pp, sizeof pp, "%s/calib/data/paper-a800x8-llama70b.json", data_dir ? data_dir : ".");
+    json_t *paper = NULL;
+    sim_json_load(pp, &paper, NULL);
+    print_predictions(out, c, paper);
+    json_decref(paper);
+    int rc = print_steps(out, c, &a, err);
+    model_cost_free(c);
+    return rc;
+}
+
+int calib_report(const char *path, const char *data_dir, FILE *out, sim_err_t *err)
+{
+    json_t *root;
+    if (sim_json_load(path, &root, err) != 0)
+        return -1;
+    print_header(out, path, root);
+    print_sections(out, root);
+    const char *hw = json_string_value(json_object_get(root, "hardware"));
+    json_t *models = json_object_get(root, "models");
+    int rc = 0;
+    if (json_object_get(root, "prefill") && hw && json_array_size(models) > 0)
+        rc = print_model(out, path, data_dir, hw, json_string_value(json_array_get(models, 0)),
+                         err);
     json_decref(root);
     return rc;
 }

@@ -140,6 +140,88 @@ static void roof_try(roof_best_t *b, const model_fit_roof_pt_t *pts, size_t n, d
         *b = (roof_best_t){obj, d0, u};
 }
 
+/* Check the points and collect the sorted, distinct breakpoints u = c/m
+ * at which a term of some point turns from compute- to memory-bound into
+ * bk[0..*nb) (room for 2n). 0, or -1 when a point is invalid (y <= 0, a
+ * negative time), no point has memory time, or (with_d0) the memory
+ * times do not differ, so d0 cannot be told from them. */
+static int roof_breakpoints(const model_fit_roof_pt_t *pts, size_t n, int with_d0, double *bk,
+                            size_t *nb)
+{
+    double mlo = INFINITY, mhi = 0;
+    size_t nbk = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(pts[i].y > 0))
+            return -1;
+        for (int j = 0; j < 2; j++) {
+            if (!(pts[i].m[j] >= 0) || !(pts[i].c[j] >= 0))
+                return -1;
+            if (pts[i].m[j] > 0 && pts[i].c[j] > 0)
+                bk[nbk++] = pts[i].c[j] / pts[i].m[j];
+        }
+        double m = pts[i].m[0] + pts[i].m[1];
+        mlo = m < mlo ? m : mlo;
+        mhi = m > mhi ? m : mhi;
+    }
+    if (!(mhi > 0) || (with_d0 && !(mhi - mlo > 1e-9 * mhi)))
+        return -1; /* no memory time, or none that differs from d0 */
+    qsort(bk, nbk, sizeof *bk, cmp_double);
+    size_t k = 0;
+    for (size_t i = 0; i < nbk; i++)
+        if (k == 0 || bk[i] > bk[k - 1])
+            bk[k++] = bk[i];
+    *nb = k;
+    return 0;
+}
+
+/* Try the candidates of the piece u in [lo, hi] on best. Within it,
+ * pred_i = d0 + u A_i + K_i: A_i sums the memory-bound terms' m, K_i the
+ * compute-bound terms' c. The objective is a convex quadratic there, so
+ * its minimum over the box is the free minimum or the best of the edges
+ * d0 = 0, u = lo, u = hi, each solved exactly. x (2n), t and w (n) are
+ * scratch. */
+static void roof_piece(roof_best_t *best, const model_fit_roof_pt_t *pts, size_t n, int with_d0,
+                       double lo, double hi, double *x, double *t, double *w)
+{
+    double probe = isfinite(hi) ? 0.5 * (lo + hi) : (lo > 0 ? 2 * lo : 1);
+    double sw = 0, sa = 0, saa = 0, sr = 0, sar = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = 0, kk = 0;
+        for (int j = 0; j < 2; j++) {
+            if (probe * pts[i].m[j] >= pts[i].c[j])
+                a += pts[i].m[j];
+            else
+                kk += pts[i].c[j];
+        }
+        w[i] = 1.0 / (pts[i].y * pts[i].y);
+        t[i] = pts[i].y - kk;
+        x[2 * i] = 1;
+        x[2 * i + 1] = a;
+        sw += w[i];
+        sa += w[i] * a;
+        saa += w[i] * a * a;
+        sr += w[i] * t[i];
+        sar += w[i] * a * t[i];
+    }
+    double coef[2];
+    if (with_d0 && wls(x, 2, t, w, n, coef) == 0 && coef[1] >= lo && coef[1] <= hi)
+        roof_try(best, pts, n, coef[0], coef[1]);
+    if (saa > 0) { /* the edge d0 = 0 (all of it without d0) */
+        double u = sar / saa;
+        roof_try(best, pts, n, 0, u < lo ? lo : u > hi ? hi : u);
+    }
+    /* Edges u = lo and u = hi; where no point is memory-bound (saa = 0) u
+     * is only bounded, and hi, the slowest memory still hidden, is what
+     * is kept. */
+    for (int e = 0; e < 2; e++) {
+        double ub = e ? lo : hi;
+        if (ub > 0 && isfinite(ub)) {
+            double d0 = with_d0 ? (sr - ub * sa) / sw : 0;
+            roof_try(best, pts, n, d0 > 0 ? d0 : 0, ub);
+        }
+    }
+}
+
 int model_fit_roof(const model_fit_roof_pt_t *pts, size_t n, int with_d0, double *d0_out,
                    double *u_out)
 {
@@ -148,82 +230,20 @@ int model_fit_roof(const model_fit_roof_pt_t *pts, size_t n, int with_d0, double
     double *bk = sim_xmalloc(2 * n * sizeof *bk, "fit breakpoints");
     double *x = sim_xmalloc(2 * n * sizeof *x, "fit x"), *t = sim_xmalloc(n * sizeof *t, "fit t");
     double *w = sim_xmalloc(n * sizeof *w, "fit w");
-    double mlo = INFINITY, mhi = 0;
     size_t nb = 0;
     int rc = -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!(pts[i].y > 0))
-            goto done;
-        for (int j = 0; j < 2; j++) {
-            if (!(pts[i].m[j] >= 0) || !(pts[i].c[j] >= 0))
-                goto done;
-            if (pts[i].m[j] > 0 && pts[i].c[j] > 0)
-                bk[nb++] = pts[i].c[j] / pts[i].m[j];
-        }
-        double m = pts[i].m[0] + pts[i].m[1];
-        mlo = m < mlo ? m : mlo;
-        mhi = m > mhi ? m : mhi;
-    }
-    if (!(mhi > 0) || (with_d0 && !(mhi - mlo > 1e-9 * mhi)))
-        goto done; /* no memory time, or none that differs from d0 */
-    qsort(bk, nb, sizeof *bk, cmp_double);
-    size_t k = 0;
-    for (size_t i = 0; i < nb; i++)
-        if (k == 0 || bk[i] > bk[k - 1])
-            bk[k++] = bk[i];
-    nb = k;
-    roof_best_t best = {INFINITY, 0, 0};
-    /* Pieces [0, bk[0]], [bk[0], bk[1]], ..., [bk[nb-1], inf). Within one,
-     * pred_i = d0 + u A_i + K_i: A_i sums the memory-bound terms' m, K_i
-     * the compute-bound terms' c. The objective is a convex quadratic
-     * there, so its minimum over the box is the free minimum or the best
-     * of the edges d0 = 0, u = lo, u = hi, each solved exactly. */
-    for (size_t p = 0; p <= nb; p++) {
-        double lo = p ? bk[p - 1] : 0, hi = p < nb ? bk[p] : INFINITY;
-        double probe = isfinite(hi) ? 0.5 * (lo + hi) : (lo > 0 ? 2 * lo : 1);
-        double sw = 0, sa = 0, saa = 0, sr = 0, sar = 0;
-        for (size_t i = 0; i < n; i++) {
-            double a = 0, kk = 0;
-            for (int j = 0; j < 2; j++) {
-                if (probe * pts[i].m[j] >= pts[i].c[j])
-                    a += pts[i].m[j];
-                else
-                    kk += pts[i].c[j];
-            }
-            w[i] = 1.0 / (pts[i].y * pts[i].y);
-            t[i] = pts[i].y - kk;
-            x[2 * i] = 1;
-            x[2 * i + 1] = a;
-            sw += w[i];
-            sa += w[i] * a;
-            saa += w[i] * a * a;
-            sr += w[i] * t[i];
-            sar += w[i] * a * t[i];
-        }
-        double coef[2];
-        if (with_d0 && wls(x, 2, t, w, n, coef) == 0 && coef[1] >= lo && coef[1] <= hi)
-            roof_try(&best, pts, n, coef[0], coef[1]);
-        if (saa > 0) { /* the edge d0 = 0 (all of it without d0) */
-            double u = sar / saa;
-            roof_try(&best, pts, n, 0, u < lo ? lo : u > hi ? hi : u);
-        }
-        /* Edges u = lo and u = hi; where no point is memory-bound (saa =
-         * 0) u is only bounded, and hi, the slowest memory still hidden,
-         * is what is kept. */
-        for (int e = 0; e < 2; e++) {
-            double ub = e ? lo : hi;
-            if (ub > 0 && isfinite(ub)) {
-                double d0 = with_d0 ? (sr - ub * sa) / sw : 0;
-                roof_try(&best, pts, n, d0 > 0 ? d0 : 0, ub);
-            }
+    if (roof_breakpoints(pts, n, with_d0, bk, &nb) == 0) {
+        roof_best_t best = {INFINITY, 0, 0};
+        /* Pieces [0, bk[0]], [bk[0], bk[1]], ..., [bk[nb-1], inf). */
+        for (size_t p = 0; p <= nb; p++)
+            roof_piece(&best, pts, n, with_d0, p ? bk[p - 1] : 0, p < nb ? bk[p] : INFINITY, x, t,
+                       w);
+        if (isfinite(best.obj)) {
+            *d0_out = best.d0;
+            *u_out = best.u;
+            rc = 0;
         }
     }
-    if (isfinite(best.obj)) {
-        *d0_out = best.d0;
-        *u_out = best.u;
-        rc = 0;
-    }
-done:
     sim_free(bk);
     sim_free(x);
     sim_free(t);

@@ -1,8 +1,8 @@
-/* sim/cluster.c: the cluster's life cycle: building the instances, the
- * KVCache pool and the network; arrivals read one ahead from the trace;
- * admission and placement; the end of every request; the time series; and
- * the read-only view policies use. Prefill and decode live in
- * sim/prefill.c and sim/decode.c. */
+/* sim/cluster.c: the cluster's life cycle: the network and the serving
+ * system's instances; arrivals read one ahead from the trace and handed to
+ * the system; admission at arrival; the end of every request; the time
+ * series; and the read-only view policies use. The systems live in
+ * sim/pd.c (with sim/prefill.c and sim/decode.c) and sim/colocated.c. */
 #include "sim/cluster_int.h"
 
 #include <math.h>
@@ -29,13 +29,8 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
     SIM_ASSERT(r->status == SIM_REQ_ACTIVE);
     r->status = st;
     r->finish_ns = sim_evq_now(c->evq);
-    if (r->decode_inst >= 0 && c->a.n_colocated == 0) {
-        decode_inst_t *d = &c->dc[r->decode_inst];
-        d->n_assigned--;
-        d->tok_assigned -= r->input_tok;
-        d->rsv_assigned -= r->input_tok + r->output_tok;
-        sim_cluster_inbound(c, r, 0);
-    }
+    if (c->a.system->release)
+        c->a.system->release(c->system_st, c, r);
     sim_metrics_request_done(c->m, r);
     c->n_done++;
     req_free(c, r);
@@ -43,7 +38,7 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
 
 void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on)
 {
-    if (r->inbound == on || r->decode_inst < 0 || c->a.n_colocated > 0)
+    if (r->inbound == on || r->decode_inst < 0)
         return;
     decode_inst_t *d = &c->dc[r->decode_inst];
     int64_t s = on ? 1 : -1;
@@ -85,14 +80,15 @@ static void ts_row(sim_cluster_t *c)
         row.blocks_multi = multi;
         row.hot_replications = c->hot_replications;
     }
-    double *pl = sim_xcalloc((size_t)(c->a.n_prefill + c->a.n_decode) + 1, sizeof *pl, "loads");
-    double *dl = pl + c->a.n_prefill;
-    for (int i = 0; i < c->a.n_prefill; i++) {
+    double *pl =
+        sim_xcalloc((size_t)(c->a.pd.n_prefill + c->a.pd.n_decode) + 1, sizeof *pl, "loads");
+    double *dl = pl + c->a.pd.n_prefill;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
         sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
         row.prefill_wait_s_max = fmax(row.prefill_wait_s_max, (double)w / 1e9);
         pl[i] = (double)w / (double)c->a.slo_ttft_ns;
     }
-    for (int j = 0; j < c->a.n_decode; j++)
+    for (int j = 0; j < c->a.pd.n_decode; j++)
         dl[j] = sim_cluster_decode_load_now(c, j, NULL);
     row.prefill_load = pl;
     row.decode_load = dl;
@@ -147,69 +143,27 @@ static void pull_next(sim_cluster_t *c)
     sim_evq_at(c->evq, at, arrival, r, 0);
 }
 
-static void dispatch(void *ctx, void *obj, int64_t arg);
-
 static void arrival(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
+    (void)arg;
     r->id = c->n_arrived++;
     sim_metrics_arrival(c->m, r);
     pull_next(c);
-    /* The Conductor's own decision time (FAST'25 Fig. 14, "Schedule")
-     * passes before the request is admitted and placed. */
-    if (c->a.n_colocated == 0 && c->a.schedule_ns > 0)
-        sim_evq_after(c->evq, c->a.schedule_ns, dispatch, r, arg);
-    else
-        dispatch(ctx, obj, arg);
+    c->a.system->arrive(c->system_st, c, r);
 }
 
-/* Admission and placement of an arrived request. */
-static void dispatch(void *ctx, void *obj, int64_t arg)
+int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r)
 {
-    sim_cluster_t *c = ctx;
-    sim_req_t *r = obj;
-    (void)arg;
-    /* A request whose KV could never fit a decode instance cannot be
-     * served by any policy: refused at once. */
+    /* A request whose KV could never fit an instance cannot be served by
+     * any policy: refused at once. */
     if (r->input_tok + r->output_tok > c->kv_cap_tok ||
         !c->a.admit->at_arrival(c->admit_st, c, r)) {
         sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
-        return;
+        return 0;
     }
-    if (c->a.n_colocated > 0) {
-        sim_coloc_enqueue(c, r);
-        return;
-    }
-    sim_place_decision_t dec = {.fetch_src = -1};
-    if (c->a.place->place(c->place_st, c, r, &dec) != SIM_PLACE_OK) {
-        sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
-        return;
-    }
-    SIM_ASSERT(dec.prefill >= 0 && dec.prefill < c->a.n_prefill);
-    SIM_ASSERT(dec.decode >= 0 && dec.decode < c->a.n_decode);
-    r->prefill_inst = dec.prefill;
-    r->decode_inst = dec.decode;
-    /* Fetches need the pool and a global scope. */
-    r->fetch_src = c->pool && c->a.cache_global ? dec.fetch_src : -1;
-    r->fetch_blocks = dec.fetch_blocks;
-    decode_inst_t *d = &c->dc[dec.decode];
-    d->n_assigned++;
-    d->tok_assigned += r->input_tok;
-    d->rsv_assigned += r->input_tok + r->output_tok;
-    /* Decode-side inlining: a short prompt that needs no chunking and
-     * whose prefill, stalling the decode batch once, keeps that stall
-     * (prefill plus one iteration) within cluster.inline_stall_s runs on
-     * its decode node, with no transfer. The budget is its own, not the
-     * reported TBT SLO (which experiments may apply afterwards). */
-    if (c->a.inline_prefill && r->fetch_src < 0 &&
-        r->input_tok <= c->a.prefill_chunk_tok &&
-        model_cost_prefill_ns(c->a.cost, r->input_tok, 0) +
-                sim_cluster_decode_pred_iter_ns(c, dec.decode, r) <= c->a.inline_stall_ns) {
-        sim_decode_inline(c, r);
-        return;
-    }
-    sim_prefill_enqueue(c, r);
+    return 1;
 }
 
 /* ---- life cycle ---- */
@@ -224,28 +178,23 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
                  a->llm->name, a->llm->weight_bytes / 1e9, a->hw->name);
         return NULL;
     }
-    SIM_ASSERT(a->prefill_group >= 1 && a->prefill_chunk_tok >= 1 && a->net_profile);
+    SIM_ASSERT(a->system && a->place && a->admit && a->net.profile);
+    SIM_ASSERT(a->pd.prefill_group >= 1 && a->pd.prefill_chunk_tok >= 1);
     sim_cluster_t *c = sim_xcalloc(1, sizeof *c, "cluster");
     c->a = *a;
     c->evq = sim_evq_new(c);
     c->m = m;
     c->kv_bytes_per_tok = kv_bytes;
     c->kv_cap_tok = (int64_t)(kv_room / (double)kv_bytes);
-    c->n_nodes = a->n_colocated > 0 ? a->n_colocated : a->n_prefill * a->prefill_group + a->n_decode;
-    c->pf = sim_xcalloc((size_t)a->n_prefill, sizeof *c->pf, "prefill instances");
-    c->dc = sim_xcalloc((size_t)a->n_decode, sizeof *c->dc, "decode instances");
-    if (a->n_colocated > 0)
-        sim_coloc_init(c);
-    else if (a->cache_policy) {
-        int64_t caps[SIM_N_TIERS] = {a->dram_blocks, a->ssd_blocks};
-        c->pool = sim_kvpool_new(c->n_nodes, caps, a->cache_policy, 0);
-    }
+    c->n_nodes = a->system->n_nodes(a, a->system_params);
+    SIM_ASSERT(c->n_nodes >= 1);
     double *nic = sim_xmalloc((size_t)c->n_nodes * sizeof *nic, "nic");
     for (int n = 0; n < c->n_nodes; n++)
-        nic[n] = a->nic_bytes_per_s;
-    c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net_profile);
+        nic[n] = a->net.nic_bytes_per_s;
+    c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
     sim_free(nic);
+    c->system_st = a->system->init(c, a->system_params);
     c->place_st = a->place->init ? a->place->init(c, a->place_params) : NULL;
     c->admit_st = a->admit->init ? a->admit->init(c, a->admit_params) : NULL;
     return c;
@@ -258,23 +207,14 @@ void sim_cluster_free(sim_cluster_t *c)
     /* Requests of an abandoned run are still live. */
     while (c->live)
         req_free(c, c->live);
-    for (int j = 0; j < c->a.n_decode; j++) {
-        decode_inst_t *d = &c->dc[j];
-        sim_free(d->b.heap);
-        sim_free(d->fresh);
-        sim_free(d->b.ring);
-    }
     if (c->a.place->free)
         c->a.place->free(c->place_st);
     if (c->a.admit->free)
         c->a.admit->free(c->admit_st);
-    sim_free(c->pf);
-    sim_free(c->dc);
+    c->a.system->free(c, c->system_st);
     sim_free(c->scratch);
-    sim_kvpool_free(c->pool);
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
-    sim_coloc_free(c);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -315,8 +255,8 @@ sim_net_t *sim_cluster_net(sim_cluster_t *c) { return c->net; }
 
 /* ---- view ---- */
 
-int sim_cluster_n_prefill(const sim_cluster_t *c) { return c->a.n_prefill; }
-int sim_cluster_n_decode(const sim_cluster_t *c) { return c->a.n_decode; }
+int sim_cluster_n_prefill(const sim_cluster_t *c) { return c->a.pd.n_prefill; }
+int sim_cluster_n_decode(const sim_cluster_t *c) { return c->a.pd.n_decode; }
 sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq); }
 const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
@@ -344,11 +284,11 @@ const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
 {
     if (!c->pool) {
-        memset(out, 0, (size_t)c->a.n_prefill * sizeof *out);
+        memset(out, 0, (size_t)c->a.pd.n_prefill * sizeof *out);
         return;
     }
     sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, c->prefix_scratch);
-    for (int i = 0; i < c->a.n_prefill; i++)
+    for (int i = 0; i < c->a.pd.n_prefill; i++)
         out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
 }
 
@@ -411,7 +351,7 @@ double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_
 sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
 {
     sim_time_t best = INT64_MAX;
-    for (int i = 0; i < c->a.n_prefill; i++) {
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
         sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_prefill_predict_ns(c, i, r, 0);
         best = t < best ? t : best;
     }
@@ -465,7 +405,7 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
 void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
                                  int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv)
 {
-    int nd = c->a.n_decode;
+    int nd = c->a.pd.n_decode;
     sim_time_t now = sim_evq_now(c->evq);
     memset(n, 0, (size_t)nd * sizeof *n);
     memset(ctx, 0, (size_t)nd * sizeof *ctx);
@@ -478,7 +418,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
     }
     /* When each request still in prefill will reach decode: its instance's
      * running prefill ends, then the queue in order. */
-    for (int i = 0; i < c->a.n_prefill; i++) {
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
         const prefill_inst_t *p = &c->pf[i];
         sim_time_t t = p->running ? p->run_end_ns : now;
         if (p->running)
@@ -517,7 +457,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
 double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
                                  int learned, int oracle)
 {
-    int nd = c->a.n_decode;
+    int nd = c->a.pd.n_decode;
     if (nd == 0)
         return 0;
     int64_t *n = sim_xcalloc((size_t)nd * 3, sizeof *n, "forecast");

@@ -1,6 +1,7 @@
-/* sim/cluster.h: the simulated cluster: N prefill and M decode instances
- * (one node each), the request lifecycle between them, and the read-only
- * view that placement and admission policies use. Invariant: every request
+/* sim/cluster.h: the simulated cluster: the nodes a serving system
+ * (sim/system.h) runs on, arrivals, the end of every request, and the
+ * read-only view that placement and admission policies use (the pd
+ * system's N prefill and M decode instances). Invariant: every request
  * that arrives ends exactly once (completed or rejected) and is reported to
  * the metrics before it is freed. */
 #ifndef SIM_CLUSTER_H
@@ -18,54 +19,64 @@
 #include "sim/metrics.h"
 #include "sim/place.h"
 #include "sim/request.h"
+#include "sim/system.h"
 #include "traces/trace.h"
 
 typedef struct sim_cluster sim_cluster_t;
 
-typedef struct sim_cluster_args {
-    const model_hw_t *hw;
-    const model_llm_t *llm;
-    const model_cost_t *cost;
-    const sim_place_ops_t *place;
-    const void *place_params;    /* place->params' struct (NULL: none); outlives the cluster */
-    const sim_admit_ops_t *admit;
-    const void *admit_params;
+/* The pd system's instances (sim/pd.c, sim/prefill.c, sim/decode.c); all
+ * 0 under a colocated system. */
+typedef struct sim_cluster_pd {
     int n_prefill;
     int n_decode;
     int64_t decode_max_batch;
-    double vram_reserve_frac;
-    int prefill_group;        /* nodes per prefill instance (CPP stages) */
+    int prefill_group;          /* nodes per prefill instance (CPP stages) */
     int64_t prefill_chunk_tok;  /* CPP chunk size */
-    const sim_net_profile_t *net_profile;
-    double nic_bytes_per_s;     /* per node */
-    int cache_global;           /* placements may fetch a prefix another node holds */
-    int hot_fetches;            /* replicate a prefix every this many fetches (0: off) */
-    int hot_replicas;           /* extra replicas made each time */
-    sim_time_t ts_interval_ns;  /* time-series row period (0: none) */
-    uint64_t seed;              /* master seed (policies derive their streams) */
-    sim_time_t slo_ttft_ns;
-    sim_time_t slo_tbt_ns;
-    /* Colocated (vLLM-like) serving instead of P/D: n_colocated > 0. */
-    int n_colocated;
-    int coloc_prefix_cache;      /* vllm_pc: an HBM prefix cache (LRU) */
-    int coloc_chunked;           /* vllm_cp: chunked prefill */
-    int64_t coloc_chunk_tok;     /* token budget of a chunked iteration */
-    int64_t coloc_prefill_tok;   /* most prompt tokens in one prefill step */
-    int coloc_route_least;       /* route to the instance with the fewest requests */
-    int64_t coloc_max_seqs;      /* most sequences running (prompts in a step included) */
-    sim_time_t coloc_cpu_seq_ns; /* CPU time per sequence per step, serialized with the GPU */
-    sim_time_t coloc_cpu_step_ns; /* CPU time per step whatever its size */
-    int inline_prefill;          /* Mooncake: short prefills may run on the decode node */
-    sim_time_t inline_stall_ns;  /* ... when prefill + one iteration stays within this */
-    sim_time_t schedule_ns;      /* the Conductor's decision time per request */
-    /* The KVCache pool: NULL policy = no reuse. Capacities per node in
-     * blocks (-1 unlimited, 0 none). */
-    const sim_evict_ops_t *cache_policy;
+    int inline_prefill;         /* short prefills may run on the decode node */
+    sim_time_t inline_stall_ns; /* ... when prefill + one iteration stays within this */
+    sim_time_t schedule_ns;     /* the Conductor's decision time per request */
+} sim_cluster_pd_t;
+
+/* The KVCache pool of the pd system's nodes: NULL policy = no reuse.
+ * Capacities per node in blocks (-1 unlimited, 0 none). */
+typedef struct sim_cluster_pool {
+    const sim_evict_ops_t *policy;
     int64_t dram_blocks;
     int64_t ssd_blocks;
     double dram_load_bytes_per_s; /* DRAM -> GPU (host-to-device) */
     double ssd_read_bytes_per_s;
     sim_time_t store_overhead_ns;
+    int hot_fetches;              /* replicate a prefix every this many fetches (0: off) */
+    int hot_replicas;             /* extra replicas made each time */
+} sim_cluster_pool_t;
+
+/* The network: a transport profile and each node's NIC. */
+typedef struct sim_cluster_net {
+    const sim_net_profile_t *profile;
+    double nic_bytes_per_s;
+} sim_cluster_net_t;
+
+/* What a cluster is built from. A plug-in's params point to the struct
+ * its table describes (NULL: it has none) and outlive the cluster. */
+typedef struct sim_cluster_args {
+    const model_hw_t *hw;
+    const model_llm_t *llm;
+    const model_cost_t *cost;
+    const sim_system_ops_t *system;
+    const void *system_params;
+    const sim_place_ops_t *place;
+    const void *place_params;
+    const sim_admit_ops_t *admit;
+    const void *admit_params;
+    sim_cluster_pd_t pd;
+    sim_cluster_pool_t pool;
+    sim_cluster_net_t net;
+    double vram_reserve_frac;  /* share of VRAM kept for activations */
+    int cache_global;          /* placements may fetch a prefix another node holds */
+    sim_time_t ts_interval_ns; /* time-series row period (0: none) */
+    uint64_t seed;             /* master seed (policies derive their streams) */
+    sim_time_t slo_ttft_ns;
+    sim_time_t slo_tbt_ns;
 } sim_cluster_args_t;
 
 /* A cluster with its own event queue, reporting finished requests to m.
@@ -90,10 +101,10 @@ uint64_t sim_cluster_events(const sim_cluster_t *c);
 /* Requests arrived / still in flight (conservation checks). */
 int64_t sim_cluster_n_arrived(const sim_cluster_t *c);
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c);
-/* Decode KV capacity of one instance, tokens. */
+/* KV capacity of one (decode or colocated) instance, tokens. */
 int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c);
-/* The KVCache pool (nodes as in sim/cluster_int.h), or NULL when reuse is
- * off; the network. */
+/* The pd system's KVCache pool (nodes as in sim/cluster_int.h), or NULL
+ * when reuse is off or another system runs; the network. */
 const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c);
 sim_net_t *sim_cluster_net(sim_cluster_t *c);
 

@@ -1,9 +1,10 @@
-/* sim/cluster_int.h: internal to sim/cluster.c, sim/prefill.c,
- * sim/decode.c and sim/colocated.c: the cluster's state and the calls
- * between its parts.
- * Node numbering: prefill instance i owns nodes i*G .. i*G+G-1 (G =
- * prefill group size; its first node holds its share of the KVCache
- * pool), decode instance j is node P*G + j. */
+/* sim/cluster_int.h: internal to the cluster (sim/cluster.c) and the
+ * systems (sim/pd.c with sim/prefill.c and sim/decode.c; sim/colocated.c):
+ * the cluster's state and the calls between its parts.
+ * Node numbering under pd: prefill instance i owns nodes i*G .. i*G+G-1
+ * (G = prefill group size; its first node holds its share of the KVCache
+ * pool), decode instance j is node P*G + j. A colocated system's instance
+ * i is node i. */
 #ifndef SIM_CLUSTER_INT_H
 #define SIM_CLUSTER_INT_H
 
@@ -38,8 +39,6 @@ typedef struct decode_inst {
     sim_time_t stall_ns; /* and their time */
 } decode_inst_t;
 
-typedef struct coloc_inst coloc_inst_t;
-
 #define SIM_DUR_BUCKETS 96 /* half-octaves of ns: up to 2^48 ns (3 days) */
 
 /* Record one observed decode duration (decode.c at completion). */
@@ -49,13 +48,13 @@ struct sim_cluster {
     sim_cluster_args_t a;
     sim_evq_t *evq;
     sim_metrics_t *m;
-    void *place_st, *admit_st;
-    prefill_inst_t *pf;
+    void *system_st, *place_st, *admit_st;
+    prefill_inst_t *pf; /* the pd system's instances (NULL under another) */
     decode_inst_t *dc;
     int n_nodes;
     int64_t kv_cap_tok;
     int64_t kv_bytes_per_tok;
-    sim_kvpool_t *pool;
+    sim_kvpool_t *pool; /* pd's KVCache pool (NULL: reuse off, or another system) */
     sim_net_t *net;
     trace_t *trace;
     int64_t n_arrived, n_done;
@@ -75,24 +74,25 @@ struct sim_cluster {
      * request is O(1). */
     int64_t dur_cnt_ge[SIM_DUR_BUCKETS + 1];
     int64_t dur_sum_ge_ns[SIM_DUR_BUCKETS + 1];
-    coloc_inst_t *co;           /* colocated instances, when n_colocated > 0 */
-    sim_kvpool_t *co_cache;     /* their HBM prefix caches (one node each) */
-    int co_rr;
     int64_t hot_replications;
 };
 
 static inline int sim_cluster_pool_node(const sim_cluster_t *c, int prefill_inst)
 {
-    return prefill_inst * c->a.prefill_group;
+    return prefill_inst * c->a.pd.prefill_group;
 }
 
 static inline int sim_cluster_decode_node(const sim_cluster_t *c, int decode_inst)
 {
-    return c->a.n_prefill * c->a.prefill_group + decode_inst;
+    return c->a.pd.n_prefill * c->a.pd.prefill_group + decode_inst;
 }
 
 /* cluster.c: a request ends (exactly once). */
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st);
+/* Admission at arrival, for every system: 1 when r goes on; 0 when it has
+ * ended, rejected at arrival (its KV could never fit an instance's VRAM,
+ * or the admission policy refused it). */
+int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r);
 /* Count r's KV as on its way to its decode instance (on = 1, when its
  * prefill starts) or no longer (on = 0: it joined the batch or ended). */
 void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
@@ -106,12 +106,6 @@ sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t
                                   uint32_t lead_blocks);
 /* Free what a request still holds in prefill (an abandoned run). */
 void sim_prefill_release(sim_req_t *r);
-
-/* colocated.c */
-void sim_coloc_init(sim_cluster_t *c);
-void sim_coloc_free(sim_cluster_t *c);
-/* Route an admitted request to a colocated instance and queue it. */
-void sim_coloc_enqueue(sim_cluster_t *c, sim_req_t *r);
 
 /* decode.c */
 /* Run r's prefill on decode instance j between iterations (inlining). */

@@ -1,19 +1,69 @@
-/* sim/colocated.c: colocated instances, vLLM v0.5-like: one node does
- * both phases. Each step is either a prefill step (waiting prompts first:
- * running decodes stall, so their TBT spikes) or a decode iteration; with
- * chunked prefill, one iteration mixes every running decode with a chunk
- * of the head prompt under a token budget. KV is allocated as it grows;
- * when an iteration would not fit, the latest admitted requests are
- * preempted and later recomputed (prompt + tokens so far). An optional
- * HBM prefix cache (LRU) holds prompt blocks in the VRAM running requests
- * do not use. Invariant: kv_used is the context of running requests. */
+/* sim/colocated.c: the colocated systems vllm, vllm_pc and vllm_cp,
+ * vLLM v0.5-like: one node does both phases. Each step is either a prefill
+ * step (waiting prompts first: running decodes stall, so their TBT spikes)
+ * or a decode iteration; with chunked prefill (vllm_cp), one iteration
+ * mixes every running decode with a chunk of the head prompt under a token
+ * budget. KV is allocated as it grows; when an iteration would not fit, the
+ * latest admitted requests are preempted and later recomputed (prompt +
+ * tokens so far). vllm_pc adds an HBM prefix cache (LRU) of prompt blocks
+ * in the VRAM running requests do not use. Invariant: kv_used is the
+ * context of running requests. */
 #include "sim/cluster_int.h"
 #include "sim/reqq.h"
 
 #include <math.h>
 #include <string.h>
 
-struct coloc_inst {
+/* ---- parameters (system.params) ---- */
+
+typedef struct coloc_params {
+    int64_t instances;
+    char routing[16];
+    int64_t max_seqs;
+    double cpu_per_seq_s;
+    double cpu_per_step_s;
+    int64_t prefill_tokens; /* vllm, vllm_pc */
+    int64_t chunk_tokens;   /* vllm_cp */
+} coloc_params_t;
+
+/* The parameters every colocated system takes, as fields of a table over
+ * coloc_params_t. */
+#define COLOC_COMMON_FIELDS                                                                        \
+    SIM_PARAM_I("instances", coloc_params_t, instances, 1, 4096, "16",                             \
+                "colocated instances, one node each (16: the nodes of the default 8P+8D)"),        \
+    SIM_PARAM_E("routing", coloc_params_t, routing, "least_loaded|round_robin", "least_loaded",    \
+                "across instances: least_loaded (fewest requests) or round_robin"),                \
+    SIM_PARAM_I("max_seqs", coloc_params_t, max_seqs, 1, 65536, "256",                             \
+                "most sequences an instance runs at once (vLLM's max_num_seqs; prompts in a "      \
+                "step count)"),                                                                    \
+    SIM_PARAM_N("cpu_per_seq_s", coloc_params_t, cpu_per_seq_s, 0, 1, "0.00015",                   \
+                "CPU time per sequence per engine step, not overlapped with the GPU (vLLM v0.5: "  \
+                "scheduling, input preparation, output processing, detokenization)"),              \
+    SIM_PARAM_N("cpu_per_step_s", coloc_params_t, cpu_per_step_s, 0, 1, "0",                       \
+                "CPU time per engine step whatever its size, not overlapped with the GPU")
+
+/* Prefill steps (vllm, vllm_pc); vllm_cp budgets chunks instead. */
+#define COLOC_PREFILL_TOKENS                                                                       \
+    SIM_PARAM_I("prefill_tokens", coloc_params_t, prefill_tokens, 512, 16777216, "16384",          \
+                "most prompt tokens batched in one prefill step (at least one prompt)")
+
+static const sim_param_t vllm_fields[] = {COLOC_COMMON_FIELDS, COLOC_PREFILL_TOKENS};
+static const sim_params_t vllm_params = SIM_PARAMS(vllm_fields, coloc_params_t);
+static const sim_param_t vllm_pc_fields[] = {COLOC_COMMON_FIELDS, COLOC_PREFILL_TOKENS};
+static const sim_params_t vllm_pc_params = SIM_PARAMS(vllm_pc_fields, coloc_params_t);
+static const sim_param_t vllm_cp_fields[] = {
+    COLOC_COMMON_FIELDS,
+    SIM_PARAM_I("chunk_tokens", coloc_params_t, chunk_tokens, 16, 1048576, "512",
+                "token budget of an iteration (its decodes + a prompt chunk)"),
+};
+static const sim_params_t vllm_cp_params = SIM_PARAMS(vllm_cp_fields, coloc_params_t);
+
+/* ---- state ---- */
+
+typedef struct coloc coloc_t;
+
+typedef struct coloc_inst {
+    coloc_t *s;
     int idx;
     sim_req_t *wait_head, *wait_tail; /* prompts to (re)compute, FIFO */
     sim_req_t *run_head, *run_tail;   /* running decodes, admission order */
@@ -36,6 +86,22 @@ struct coloc_inst {
      * time it added. A request's share is the growth while it ran. */
     int64_t stall_n;
     sim_time_t stall_ns;
+} coloc_inst_t;
+
+/* A colocated system's per-run state: its settings in the units steps
+ * use, and its instances. */
+struct coloc {
+    int chunked;            /* vllm_cp */
+    int route_least;        /* else round robin */
+    int n;                  /* instances */
+    int64_t max_seqs;
+    int64_t prefill_tok;    /* most prompt tokens in one prefill step */
+    int64_t chunk_tok;      /* token budget of a chunked iteration */
+    sim_time_t cpu_seq_ns;  /* CPU time per sequence per step, serialized with the GPU */
+    sim_time_t cpu_step_ns; /* CPU time per step whatever its size */
+    coloc_inst_t *inst;
+    sim_kvpool_t *cache;    /* vllm_pc: the HBM prefix caches (one node each) */
+    int rr;
 };
 
 /* A running request's context: what it held when it joined plus one token
@@ -100,11 +166,11 @@ static sim_req_t *wait_pop(coloc_inst_t *o)
 static int64_t prompt_ctx(const sim_req_t *r) { return r->input_tok + (r->gen_tok > 0 ? r->gen_tok - 1 : 0); }
 
 /* Tokens of r's prompt the HBM prefix cache holds (vllm_pc). */
-static int64_t cached_prefix(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r)
+static int64_t cached_prefix(const coloc_inst_t *o, const sim_req_t *r)
 {
-    if (!c->co_cache || r->gen_tok > 0)
+    if (!o->s->cache || r->gen_tok > 0)
         return 0;
-    uint32_t lead = sim_kvpool_prefix(c->co_cache, o->idx, r->blocks, r->n_blocks, NULL);
+    uint32_t lead = sim_kvpool_prefix(o->s->cache, o->idx, r->blocks, r->n_blocks, NULL);
     return SIM_MIN((int64_t)lead * TRACE_BLOCK_TOK, r->input_tok - 1);
 }
 
@@ -132,100 +198,116 @@ static void make_room(sim_cluster_t *c, coloc_inst_t *o, int64_t need)
     }
 }
 
+/* A prefill step (vLLM v0.5: prefills first): as many waiting prompts as
+ * fit the step's token budget, the batch limit and the VRAM; else, with
+ * none, a decode iteration. Returns the step's time (0: nothing to run). */
+static sim_time_t prefill_step(sim_cluster_t *c, coloc_inst_t *o)
+{
+    const coloc_t *s = o->s;
+    sim_time_t dur = 0, cpu = s->cpu_seq_ns;
+    int64_t budget = s->prefill_tok;
+    while (o->wait_head && o->n_run + (int64_t)o->n_step_pf < s->max_seqs) {
+        sim_req_t *r = o->wait_head;
+        int64_t ctx = prompt_ctx(r), cached = cached_prefix(o, r);
+        if (o->n_step_pf > 0 && ctx - cached > budget)
+            break;
+        if (o->kv_used + ctx + 1 > c->kv_cap_tok)
+            break;
+        wait_pop(o);
+        budget -= ctx - cached;
+        r->cached_tok = cached;
+        r->ctx_tok = ctx;
+        o->kv_used += ctx;
+        if (r->gen_tok == 0)
+            r->prefill_start_ns = sim_evq_now(c->evq);
+        /* Batched prompts share one pass's fixed part. */
+        sim_time_t t = model_cost_prefill_ns(c->a.cost, ctx, cached);
+        if (o->n_step_pf > 0)
+            t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+        t += cpu; /* the engine's per-sequence CPU work, GPU idle */
+        sim_metrics_prefill_busy(c->m, t);
+        dur += t;
+        sim_grow((void **)&o->step_pf, &o->cap_step_pf, o->n_step_pf + 1, sizeof *o->step_pf,
+                 "coloc step");
+        o->step_pf[o->n_step_pf++] = r;
+    }
+    if (o->n_step_pf == 0 && o->n_run > 0) {
+        make_room(c, o, o->n_run);
+        o->step_decodes = o->n_run > 0;
+        if (o->step_decodes)
+            dur = model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + cpu * o->n_run;
+    }
+    return dur;
+}
+
+/* The head prompt's chunk within room tokens, reserving its context when
+ * it starts (NULL when it does not fit the VRAM); sets chunk_req and
+ * chunk_tok and returns the chunk's time. */
+static sim_time_t chunk_of(sim_cluster_t *c, coloc_inst_t *o, int64_t room)
+{
+    sim_req_t *r = o->wait_head;
+    if (r->prefilled_tok == 0) { /* starting: reserve its context */
+        int64_t ctx = prompt_ctx(r), cached = cached_prefix(o, r);
+        if (o->kv_used + o->n_run + ctx + 1 > c->kv_cap_tok)
+            return 0;
+        r->cached_tok = cached;
+        r->prefilled_tok = cached;
+        r->ctx_tok = ctx;
+        o->kv_used += ctx;
+        if (r->gen_tok == 0)
+            r->prefill_start_ns = sim_evq_now(c->evq);
+    }
+    o->chunk_req = r;
+    int first = r->prefilled_tok == r->cached_tok;
+    o->chunk_tok = SIM_MIN(room, r->ctx_tok - r->prefilled_tok);
+    sim_time_t t = model_cost_prefill_ns(c->a.cost, r->prefilled_tok + o->chunk_tok,
+                                         r->prefilled_tok);
+    if (!first) /* the prompt's fixed part was paid by its first chunk */
+        t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
+    /* Its attention reads the KV of the chunks before it back from HBM
+     * (paged), which one unchunked pass never does. */
+    t += model_cost_kv_read_ns(c->a.cost, r->prefilled_tok - r->cached_tok) + o->s->cpu_seq_ns;
+    sim_metrics_prefill_busy(c->m, t);
+    o->chunk_ns = t;
+    return t;
+}
+
+/* A chunked iteration (vllm_cp): every running decode plus a chunk of the
+ * head prompt, within the token budget. Returns its time (0: nothing). */
+static sim_time_t chunked_step(sim_cluster_t *c, coloc_inst_t *o)
+{
+    const coloc_t *s = o->s;
+    sim_time_t dur = 0;
+    if (o->n_run > 0) {
+        make_room(c, o, o->n_run);
+        o->step_decodes = o->n_run > 0;
+    }
+    int64_t room = s->chunk_tok - o->n_run;
+    if (o->wait_head && room > 0 && o->n_run < s->max_seqs)
+        dur += chunk_of(c, o, room);
+    if (o->step_decodes)
+        dur += model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + s->cpu_seq_ns * o->n_run;
+    return dur;
+}
+
 static void kick(sim_cluster_t *c, coloc_inst_t *o)
 {
     if (o->busy)
         return;
-    if (c->co_cache) /* the prefix cache lives in VRAM running requests leave free */
-        sim_kvpool_set_capacity(c->co_cache, o->idx, SIM_TIER_DRAM,
+    const coloc_t *s = o->s;
+    if (s->cache) /* the prefix cache lives in VRAM running requests leave free */
+        sim_kvpool_set_capacity(s->cache, o->idx, SIM_TIER_DRAM,
                                 (c->kv_cap_tok - o->kv_used) / TRACE_BLOCK_TOK);
     o->n_step_pf = 0;
     o->chunk_req = NULL;
     o->chunk_tok = 0;
     o->step_decodes = 0;
-    sim_time_t dur = 0, cpu = c->a.coloc_cpu_seq_ns;
-    if (!c->a.coloc_chunked) {
-        /* Prefills first (vLLM v0.5): as many waiting prompts as fit the
-         * step's token budget, the batch limit and the VRAM. */
-        int64_t budget = c->a.coloc_prefill_tok;
-        while (o->wait_head && o->n_run + (int64_t)o->n_step_pf < c->a.coloc_max_seqs) {
-            sim_req_t *r = o->wait_head;
-            int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
-            if (o->n_step_pf > 0 && ctx - cached > budget)
-                break;
-            if (o->kv_used + ctx + 1 > c->kv_cap_tok)
-                break;
-            wait_pop(o);
-            budget -= ctx - cached;
-            r->cached_tok = cached;
-            r->ctx_tok = ctx;
-            o->kv_used += ctx;
-            if (r->gen_tok == 0)
-                r->prefill_start_ns = sim_evq_now(c->evq);
-            /* Batched prompts share one pass's fixed part. */
-            sim_time_t t = model_cost_prefill_ns(c->a.cost, ctx, cached);
-            if (o->n_step_pf > 0)
-                t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
-            t += cpu; /* the engine's per-sequence CPU work, GPU idle */
-            sim_metrics_prefill_busy(c->m, t);
-            dur += t;
-            sim_grow((void **)&o->step_pf, &o->cap_step_pf, o->n_step_pf + 1, sizeof *o->step_pf,
-                     "coloc step");
-            o->step_pf[o->n_step_pf++] = r;
-        }
-        if (o->n_step_pf == 0 && o->n_run > 0) {
-            make_room(c, o, o->n_run);
-            o->step_decodes = o->n_run > 0;
-            if (o->step_decodes)
-                dur = model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + cpu * o->n_run;
-        }
-    } else {
-        /* One iteration: every running decode plus a chunk of the head
-         * prompt, within the token budget. */
-        if (o->n_run > 0) {
-            make_room(c, o, o->n_run);
-            o->step_decodes = o->n_run > 0;
-        }
-        int64_t room = c->a.coloc_chunk_tok - o->n_run;
-        sim_req_t *r = o->wait_head;
-        if (r && room > 0 && o->n_run < c->a.coloc_max_seqs) {
-            if (r->prefilled_tok == 0) { /* starting: reserve its context */
-                int64_t ctx = prompt_ctx(r), cached = cached_prefix(c, o, r);
-                if (o->kv_used + o->n_run + ctx + 1 <= c->kv_cap_tok) {
-                    r->cached_tok = cached;
-                    r->prefilled_tok = cached;
-                    r->ctx_tok = ctx;
-                    o->kv_used += ctx;
-                    if (r->gen_tok == 0)
-                        r->prefill_start_ns = sim_evq_now(c->evq);
-                } else {
-                    r = NULL;
-                }
-            }
-            if (r) {
-                o->chunk_req = r;
-                int first = r->prefilled_tok == r->cached_tok;
-                o->chunk_tok = SIM_MIN(room, r->ctx_tok - r->prefilled_tok);
-                sim_time_t t = model_cost_prefill_ns(c->a.cost, r->prefilled_tok + o->chunk_tok,
-                                                     r->prefilled_tok);
-                if (!first) /* the prompt's fixed part was paid by its first chunk */
-                    t -= SIM_MIN(t, model_cost_prefill_fixed_ns(c->a.cost));
-                /* Its attention reads the KV of the chunks before it back
-                 * from HBM (paged), which one unchunked pass never does. */
-                t += model_cost_kv_read_ns(c->a.cost, r->prefilled_tok - r->cached_tok) + cpu;
-                sim_metrics_prefill_busy(c->m, t);
-                dur += t;
-                o->chunk_ns = t;
-            }
-        }
-        if (o->step_decodes)
-            dur += model_cost_decode_ns(c->a.cost, o->n_run, o->kv_used) + cpu * o->n_run;
-    }
+    sim_time_t dur = s->chunked ? chunked_step(c, o) : prefill_step(c, o);
     if (!o->step_decodes && o->n_step_pf == 0 && !o->chunk_req)
         return; /* idle: nothing fits or nothing to do */
-    dur += c->a.coloc_cpu_step_ns;
+    dur += s->cpu_step_ns;
     if (!o->step_decodes) /* a prefill step: the prompts hold the GPU */
-        sim_metrics_prefill_busy(c->m, c->a.coloc_cpu_step_ns);
+        sim_metrics_prefill_busy(c->m, s->cpu_step_ns);
     o->busy = 1;
     o->step_start = sim_evq_now(c->evq);
     sim_evq_after(c->evq, dur, step_done, o, 0);
@@ -252,8 +334,8 @@ static void finish_request(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, int 
  * comes out now, and it joins the running set. */
 static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_time_t now)
 {
-    if (c->co_cache && r->gen_tok == 0)
-        sim_kvpool_access(c->co_cache, o->idx, r->blocks, r->n_blocks);
+    if (o->s->cache && r->gen_tok == 0)
+        sim_kvpool_access(o->s->cache, o->idx, r->blocks, r->n_blocks);
     if (r->gen_tok == 0) {
         r->first_token_ns = r->prefill_end_ns = now;
     } else { /* the token after a recompute: its interval spans the stall */
@@ -330,46 +412,114 @@ static void step_done(void *ctx, void *obj, int64_t arg)
     kick(c, o);
 }
 
-/* ---- routing and life cycle ---- */
+/* ---- the systems ---- */
 
-void sim_coloc_enqueue(sim_cluster_t *c, sim_req_t *r)
+static int coloc_n_nodes(const sim_cluster_args_t *a, const void *params)
 {
-    int n = c->a.n_colocated, pick = 0;
-    if (c->a.coloc_route_least) {
-        for (int i = 1; i < n; i++)
-            if (c->co[i].outstanding < c->co[pick].outstanding)
+    (void)a;
+    return (int)((const coloc_params_t *)params)->instances;
+}
+
+/* A colocated system over p: vllm_pc with prefix_cache (an HBM cache per
+ * instance), vllm_cp with chunked. Freed by coloc_free. */
+static coloc_t *coloc_new(sim_cluster_t *c, const coloc_params_t *p, int prefix_cache,
+                          int chunked)
+{
+    coloc_t *s = sim_xcalloc(1, sizeof *s, "colocated system");
+    *s = (coloc_t){
+        .chunked = chunked,
+        .route_least = strcmp(p->routing, "least_loaded") == 0,
+        .n = (int)p->instances,
+        .max_seqs = p->max_seqs,
+        .prefill_tok = p->prefill_tokens,
+        .chunk_tok = p->chunk_tokens,
+        .cpu_seq_ns = (sim_time_t)llround(p->cpu_per_seq_s * 1e9),
+        .cpu_step_ns = (sim_time_t)llround(p->cpu_per_step_s * 1e9),
+    };
+    s->inst = sim_xcalloc((size_t)s->n, sizeof *s->inst, "colocated instances");
+    for (int i = 0; i < s->n; i++) {
+        s->inst[i].s = s;
+        s->inst[i].idx = i;
+    }
+    if (prefix_cache) {
+        int64_t caps[SIM_N_TIERS] = {c->kv_cap_tok / TRACE_BLOCK_TOK, 0};
+        s->cache = sim_kvpool_new(s->n, caps, &sim_evict_lru, 0);
+    }
+    return s;
+}
+
+static void *vllm_init(sim_cluster_t *c, const void *p) { return coloc_new(c, p, 0, 0); }
+static void *vllm_pc_init(sim_cluster_t *c, const void *p) { return coloc_new(c, p, 1, 0); }
+static void *vllm_cp_init(sim_cluster_t *c, const void *p) { return coloc_new(c, p, 0, 1); }
+
+static void coloc_free(sim_cluster_t *c, void *st)
+{
+    (void)c;
+    coloc_t *s = st;
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        sim_free(s->inst[i].b.heap);
+        sim_free(s->inst[i].b.ring);
+        sim_free(s->inst[i].step_pf);
+        sim_free(s->inst[i].fresh);
+    }
+    sim_free(s->inst);
+    sim_kvpool_free(s->cache);
+    sim_free(s);
+}
+
+/* Admit r, route it to an instance and queue it. */
+static void coloc_arrive(void *st, sim_cluster_t *c, sim_req_t *r)
+{
+    coloc_t *s = st;
+    if (!sim_cluster_admit(c, r))
+        return;
+    int pick = 0;
+    if (s->route_least) {
+        for (int i = 1; i < s->n; i++)
+            if (s->inst[i].outstanding < s->inst[pick].outstanding)
                 pick = i;
     } else {
-        pick = c->co_rr;
-        c->co_rr = (c->co_rr + 1) % n;
+        pick = s->rr;
+        s->rr = (s->rr + 1) % s->n;
     }
-    coloc_inst_t *o = &c->co[pick];
+    coloc_inst_t *o = &s->inst[pick];
     r->prefill_inst = r->decode_inst = pick;
     o->outstanding++;
     wait_push(o, r, 0);
     kick(c, o);
 }
 
-void sim_coloc_init(sim_cluster_t *c)
-{
-    int n = c->a.n_colocated;
-    c->co = sim_xcalloc((size_t)n, sizeof *c->co, "colocated instances");
-    for (int i = 0; i < n; i++)
-        c->co[i].idx = i;
-    if (c->a.coloc_prefix_cache) {
-        int64_t caps[SIM_N_TIERS] = {c->kv_cap_tok / TRACE_BLOCK_TOK, 0};
-        c->co_cache = sim_kvpool_new(n, caps, &sim_evict_lru, 0);
-    }
-}
+const sim_system_ops_t sim_system_vllm = {
+    .name = "vllm",
+    .help = "colocated vLLM v0.5-like instances: each step is a prefill step (waiting prompts "
+            "first; running decodes stall) or a decode iteration",
+    .params = &vllm_params,
+    .n_nodes = coloc_n_nodes,
+    .init = vllm_init,
+    .free = coloc_free,
+    .arrive = coloc_arrive,
+};
 
-void sim_coloc_free(sim_cluster_t *c)
-{
-    for (int i = 0; c->co && i < c->a.n_colocated; i++) {
-        sim_free(c->co[i].b.heap);
-        sim_free(c->co[i].b.ring);
-        sim_free(c->co[i].step_pf);
-        sim_free(c->co[i].fresh);
-    }
-    sim_free(c->co);
-    sim_kvpool_free(c->co_cache);
-}
+const sim_system_ops_t sim_system_vllm_pc = {
+    .name = "vllm_pc",
+    .help = "vllm with automatic prefix caching: an LRU cache of prompt blocks in the HBM that "
+            "running requests leave free",
+    .params = &vllm_pc_params,
+    .n_nodes = coloc_n_nodes,
+    .init = vllm_pc_init,
+    .free = coloc_free,
+    .arrive = coloc_arrive,
+};
+
+const sim_system_ops_t sim_system_vllm_cp = {
+    .name = "vllm_cp",
+    .help = "vllm with chunked prefill: every iteration runs all decodes plus a chunk of the head "
+            "prompt within chunk_tokens",
+    .params = &vllm_cp_params,
+    .n_nodes = coloc_n_nodes,
+    .init = vllm_cp_init,
+    .free = coloc_free,
+    .arrive = coloc_arrive,
+};

@@ -17,6 +17,7 @@
 #include "sim/net.h"
 #include "sim/params.h"
 #include "sim/place.h"
+#include "sim/system.h"
 
 typedef sim_param_t field_t;
 
@@ -31,12 +32,13 @@ static const field_t fields[] = {
     FI("seed", seed, 0, BIG, "42", "master random seed; every random stream derives from it"),
     FS("model", model, "llama2-70b", "model descriptor"),
     FS("hardware", hardware, "a800x8", "hardware descriptor of every node"),
+    FS("system.kind", system.kind, "pd",
+       "serving system: pd (Mooncake's prefill/decode disaggregation), vllm, vllm_pc (prefix "
+       "caching), vllm_cp (chunked prefill); each system's own parameters go in system.params"),
     FI("cluster.prefill", cluster.prefill, 0, 4096, "8",
-       "prefill instances (one node each; 0 with cluster.colocated)"),
+       "pd: prefill instances (cluster.prefill_group nodes each; 0 under a colocated system)"),
     FI("cluster.decode", cluster.decode, 0, 4096, "8",
-       "decode instances (one node each; 0 with cluster.colocated)"),
-    FI("cluster.colocated", cluster.colocated, 0, 4096, "0",
-       "colocated (vLLM-like) instances instead of prefill/decode ones (0: disaggregated)"),
+       "pd: decode instances (one node each; 0 under a colocated system)"),
     FI("cluster.inline_prefill", cluster.inline_prefill, 0, 1, "1",
        "a short prefill may run on its decode node (see cluster.inline_stall_s)"),
     FD("cluster.inline_stall_s", cluster.inline_stall_s, 0, 1e3, "0.1",
@@ -99,21 +101,6 @@ static const field_t fields[] = {
        "open sessions kept; the oldest closes first"),
     FI("trace.generator.max_context_tok", trace.generator.max_context_tok, 2, 16777216,
        "131072", "a turn that would exceed this starts a new session"),
-    FS("colocated.system", colocated.system, "vllm",
-       "colocated baseline: vllm, vllm_pc (prefix caching), vllm_cp (chunked prefill)"),
-    FS("colocated.routing", colocated.routing, "least_loaded",
-       "across colocated instances: round_robin or least_loaded (fewest requests)"),
-    FI("colocated.chunk_tokens", colocated.chunk_tokens, 16, 1048576, "512",
-       "vllm_cp: token budget of an iteration (decodes + a prompt chunk)"),
-    FI("colocated.prefill_tokens", colocated.prefill_tokens, 512, 16777216, "16384",
-       "most prompt tokens batched in one prefill step (at least one prompt)"),
-    FI("colocated.max_seqs", colocated.max_seqs, 1, 65536, "256",
-       "most sequences an instance runs at once (vLLM's max_num_seqs; prompts in a step count)"),
-    FD("colocated.cpu_per_step_s", colocated.cpu_per_step_s, 0, 1, "0",
-       "CPU time per engine step whatever its size, not overlapped with the GPU"),
-    FD("colocated.cpu_per_seq_s", colocated.cpu_per_seq_s, 0, 1,
-       "0.00015", "CPU time per sequence per engine step, not overlapped with the GPU "
-       "(vLLM v0.5: scheduling, input preparation, output processing, detokenization)"),
     FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
        "longctx generator: prompt length in tokens"),
     FS("scheduler.policy", scheduler.policy, "kvcentric",
@@ -218,6 +205,7 @@ typedef struct group {
     const char *what;   /* "placement policy" */
     size_t off;         /* of the sim_cfg_params_t in sim_config_t */
     const sim_params_t *(*table)(const char *name); /* NULL: no such plug-in */
+    void (*names)(char *buf, size_t len);            /* every plug-in's name */
 } group_t;
 
 static const sim_params_t *place_table(const char *name)
@@ -232,33 +220,67 @@ static const sim_params_t *admit_table(const char *name)
     return o ? sim_plugin_params(o->params) : NULL;
 }
 
+static const sim_params_t *system_table(const char *name)
+{
+    const sim_system_ops_t *o = sim_system_find(name);
+    return o ? sim_plugin_params(o->params) : NULL;
+}
+
 static const group_t groups[] = {
+    {"system.params", "system.kind", "system", offsetof(sim_config_t, system.params),
+     system_table, sim_system_names},
     {"scheduler.params", "scheduler.policy", "placement policy",
-     offsetof(sim_config_t, scheduler.params), place_table},
+     offsetof(sim_config_t, scheduler.params), place_table, sim_place_names},
     {"admission.params", "admission.policy", "admission policy",
-     offsetof(sim_config_t, admission.params), admit_table},
+     offsetof(sim_config_t, admission.params), admit_table, sim_admit_names},
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 
-/* Keys that became a plug-in's parameters: a located hint, not just
- * "unknown key". */
-static const char *const moved[][2] = {
-    {"scheduler.kvcache_balancing_threshold", "scheduler.params.kvcache_balancing_threshold"},
-    {"scheduler.slo_reject", "scheduler.params.slo_reject"},
-    {"scheduler.handoff_aware", "scheduler.params.handoff_aware"},
-    {"admission.threshold", "admission.params.threshold"},
-    {"admission.t_d_s", "admission.params.t_d_s"},
-    {"admission.t_d_init_s", "admission.params.t_d_init_s"},
-    {"admission.horizon_s", "admission.params.horizon_s"},
-    {"admission.predictor", "admission.params.predictor"},
+/* Keys that became a plug-in's parameters or choice: a located hint, not
+ * just "unknown key". */
+#define POLICY_PARAM "a parameter of the chosen policy"
+#define SYSTEM_PARAM "a parameter of the chosen system"
+static const struct {
+    const char *old, *now, *what;
+} moved[] = {
+    {"scheduler.kvcache_balancing_threshold", "scheduler.params.kvcache_balancing_threshold",
+     POLICY_PARAM},
+    {"scheduler.slo_reject", "scheduler.params.slo_reject", POLICY_PARAM},
+    {"scheduler.handoff_aware", "scheduler.params.handoff_aware", POLICY_PARAM},
+    {"admission.threshold", "admission.params.threshold", POLICY_PARAM},
+    {"admission.t_d_s", "admission.params.t_d_s", POLICY_PARAM},
+    {"admission.t_d_init_s", "admission.params.t_d_init_s", POLICY_PARAM},
+    {"admission.horizon_s", "admission.params.horizon_s", POLICY_PARAM},
+    {"admission.predictor", "admission.params.predictor", POLICY_PARAM},
+    {"cluster.colocated", "system.params.instances",
+     "a parameter of the colocated systems (with system.kind vllm, vllm_pc or vllm_cp)"},
+    {"colocated.system", "system.kind", "the serving system"},
+    {"colocated.routing", "system.params.routing", SYSTEM_PARAM},
+    {"colocated.chunk_tokens", "system.params.chunk_tokens", SYSTEM_PARAM " (vllm_cp)"},
+    {"colocated.prefill_tokens", "system.params.prefill_tokens", SYSTEM_PARAM " (vllm, vllm_pc)"},
+    {"colocated.max_seqs", "system.params.max_seqs", SYSTEM_PARAM},
+    {"colocated.cpu_per_seq_s", "system.params.cpu_per_seq_s", SYSTEM_PARAM},
+    {"colocated.cpu_per_step_s", "system.params.cpu_per_step_s", SYSTEM_PARAM},
 };
+#define N_MOVED (sizeof moved / sizeof moved[0])
 
 static int moved_err(const char *path, const char *where, sim_err_t *err)
 {
-    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
-        if (strcmp(path, moved[i][0]) == 0)
-            return sim_errf(err, "%s: now %s, a parameter of the chosen policy (see --help-config)",
-                            where, moved[i][1]);
+    for (size_t i = 0; i < N_MOVED; i++)
+        if (strcmp(path, moved[i].old) == 0)
+            return sim_errf(err, "%s: now %s, %s (see --help-config)", where, moved[i].now,
+                            moved[i].what);
+    return 0;
+}
+
+/* Is path an object only moved keys were under ("colocated")? Walked into,
+ * so that each key in it gets its own hint. */
+static int is_moved_object(const char *path)
+{
+    size_t n = strlen(path);
+    for (size_t i = 0; i < N_MOVED; i++)
+        if (strncmp(moved[i].old, path, n) == 0 && moved[i].old[n] == '.')
+            return 1;
     return 0;
 }
 
@@ -424,7 +446,7 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
                 if (kv_put(kvs(cfg, g), k, v, NULL, w2, err) != 0)
                     return -1;
             }
-        } else if (is_object_path(path)) {
+        } else if (is_object_path(path) || is_moved_object(path)) {
             if (!json_is_object(val))
                 return sim_errf(err, "%s: expected an object", where);
             if (walk(cfg, val, path, src, err) != 0)
@@ -434,7 +456,8 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
                 return -1;
             char keys[1024];
             keys_under(prefix, keys, sizeof keys);
-            return sim_errf(err, "%s: unknown key (valid here: %s)", where, keys);
+            return sim_errf(err, "%s: unknown key (valid here: %s)", where,
+                            keys[0] ? keys : "none");
         }
     }
     return 0;
@@ -574,16 +597,11 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
     return 0;
 }
 
-int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
+/* The names the config gives each registry: hardware, model, cost model,
+ * system and policies. 0, or -1 listing the valid names. */
+static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err)
 {
     char names[512];
-    /* Results go to results/<name> without --out: a name must stay inside. */
-    if (!c->name[0] || !strcmp(c->name, ".") || !strcmp(c->name, "..") || strchr(c->name, '/') ||
-        strchr(c->name, '\\'))
-        return sim_errf(err,
-                        "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
-                        "not empty, '.' or '..', no '/' or '\\')",
-                        src, c->name);
     if (!model_hw_find(c->hardware)) {
         model_hw_names(names, sizeof names);
         return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", src,
@@ -597,6 +615,11 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         model_cost_names(names, sizeof names);
         return sim_errf(err, "%s: $.cost.model: unknown cost model '%s' (valid: %s)", src,
                         c->cost.model, names);
+    }
+    if (!sim_system_find(c->system.kind)) {
+        sim_system_names(names, sizeof names);
+        return sim_errf(err, "%s: $.system.kind: unknown system '%s' (valid: %s)", src,
+                        c->system.kind, names);
     }
     if (!sim_place_find(c->scheduler.policy)) {
         sim_place_names(names, sizeof names);
@@ -613,46 +636,35 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
                         c->cache.policy, names);
     }
-    for (size_t i = 0; i < N_GROUPS; i++) {
-        void *obj;
-        if (group_build(c, &groups[i], src, &obj, err) != 0)
-            return -1;
-        sim_free(obj);
-    }
-    if (c->cluster.colocated > 0 && (c->cluster.prefill != 0 || c->cluster.decode != 0))
-        return sim_errf(err, "%s: $.cluster: with colocated instances set prefill and decode to 0",
-                        src);
-    if (c->cluster.colocated == 0 && (c->cluster.prefill < 1 || c->cluster.decode < 1))
+    return 0;
+}
+
+/* What the chosen system runs on: pd, prefill and decode instances; a
+ * colocated system, instances of its own (system.params.instances), with
+ * no prefill or decode ones and no admission control (which judges a
+ * request by its prefill and decode instances). */
+static int validate_system(const sim_config_t *c, const char *src, sim_err_t *err)
+{
+    const sim_system_ops_t *sys = sim_system_find(c->system.kind);
+    if (sys->disaggregated && (c->cluster.prefill < 1 || c->cluster.decode < 1))
         return sim_errf(err, "%s: $.cluster: need at least one prefill and one decode instance "
-                             "(or colocated ones)",
-                        src);
-    if (strcmp(c->colocated.system, "vllm") && strcmp(c->colocated.system, "vllm_pc") &&
-        strcmp(c->colocated.system, "vllm_cp"))
-        return sim_errf(err, "%s: $.colocated.system: unknown system '%s' (valid: vllm, vllm_pc, "
-                             "vllm_cp)",
-                        src, c->colocated.system);
-    if (strcmp(c->colocated.routing, "round_robin") && strcmp(c->colocated.routing, "least_loaded"))
-        return sim_errf(err, "%s: $.colocated.routing: unknown routing '%s' (valid: round_robin, "
-                             "least_loaded)",
-                        src, c->colocated.routing);
-    /* network.transport: a built-in profile, else a network calibration
-     * file that sim_run resolves (it knows the data directory). */
-    if (!c->network.transport[0])
-        return sim_errf(err, "%s: $.network.transport: empty", src);
-    if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
-        return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
-    if (strcmp(c->admission.policy, "none") != 0 && c->cluster.colocated > 0)
+                             "(system %s)",
+                        src, sys->name);
+    if (!sys->disaggregated && (c->cluster.prefill != 0 || c->cluster.decode != 0))
+        return sim_errf(err, "%s: $.cluster: system %s runs its own instances "
+                             "(system.params.instances): set prefill and decode to 0",
+                        src, sys->name);
+    if (!sys->disaggregated && strcmp(c->admission.policy, "none") != 0)
         return sim_errf(err, "%s: $.admission.policy: admission control needs prefill and decode "
-                             "instances",
-                        src);
-    if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
-        return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
-                        c->cache.scope);
-    if ((c->cache.dram_load_gbs != -1 && !(c->cache.dram_load_gbs > 0)) ||
-        (c->cache.ssd_read_gbs != -1 && !(c->cache.ssd_read_gbs > 0)))
-        return sim_errf(err, "%s: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) "
-                             "or > 0",
-                        src);
+                             "instances (system pd; this config runs %s)",
+                        src, sys->name);
+    return 0;
+}
+
+/* The trace source: a file in a known format, or a known generator. */
+static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err)
+{
+    char names[512];
     int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
     if (has_path == has_gen)
         return sim_errf(err, "%s: $.trace: set exactly one of trace.path and "
@@ -675,6 +687,42 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
         }
     }
     return 0;
+}
+
+int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
+{
+    /* Results go to results/<name> without --out: a name must stay inside. */
+    if (!c->name[0] || !strcmp(c->name, ".") || !strcmp(c->name, "..") || strchr(c->name, '/') ||
+        strchr(c->name, '\\'))
+        return sim_errf(err,
+                        "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
+                        "not empty, '.' or '..', no '/' or '\\')",
+                        src, c->name);
+    if (validate_names(c, src, err) != 0)
+        return -1;
+    for (size_t i = 0; i < N_GROUPS; i++) {
+        void *obj;
+        if (group_build(c, &groups[i], src, &obj, err) != 0)
+            return -1;
+        sim_free(obj);
+    }
+    if (validate_system(c, src, err) != 0)
+        return -1;
+    /* network.transport: a built-in profile, else a network calibration
+     * file that sim_run resolves (it knows the data directory). */
+    if (!c->network.transport[0])
+        return sim_errf(err, "%s: $.network.transport: empty", src);
+    if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
+        return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
+    if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
+        return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
+                        c->cache.scope);
+    if ((c->cache.dram_load_gbs != -1 && !(c->cache.dram_load_gbs > 0)) ||
+        (c->cache.ssd_read_gbs != -1 && !(c->cache.ssd_read_gbs > 0)))
+        return sim_errf(err, "%s: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) "
+                             "or > 0",
+                        src);
+    return validate_trace(c, src, err);
 }
 
 /* The object at dotted path's parent in root (created as needed); *leaf
@@ -720,12 +768,9 @@ void sim_config_print_schema(FILE *f)
     for (size_t i = 0; i < N_GROUPS; i++) {
         const group_t *g = &groups[i];
         char names[512], prefix[64];
-        fprintf(f, "\n%s: the parameters of the chosen %s (%s), by policy:\n", g->path, g->what,
+        fprintf(f, "\n%s: the parameters of the chosen %s (%s), for each:\n", g->path, g->what,
                 g->policy);
-        if (g->table == place_table)
-            sim_place_names(names, sizeof names);
-        else
-            sim_admit_names(names, sizeof names);
+        g->names(names, sizeof names);
         snprintf(prefix, sizeof prefix, "%s.", g->path);
         char *save = NULL;
         for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {

@@ -18,8 +18,9 @@
 #define SIM_CFG_PATH 1024
 
 /* A plug-in's parameters as the config gave them ("scheduler.params":
- * {...} or --set scheduler.params.KEY=V): key, value text and the JSON
- * kind it came as; checked against the plug-in's table by validate. */
+ * {...} or --set scheduler.params.KEY=V; admission.params and
+ * system.params alike): key, value text and the JSON kind it came as;
+ * checked against the plug-in's table by validate. */
 #define SIM_CFG_MAX_PARAMS 16
 enum { SIM_CFG_PARAM_TEXT, SIM_CFG_PARAM_INT, SIM_CFG_PARAM_REAL, SIM_CFG_PARAM_STRING };
 typedef struct sim_cfg_param {
@@ -39,25 +40,19 @@ typedef struct sim_config {
     char model[SIM_CFG_STR];
     char hardware[SIM_CFG_STR];
     struct {
+        char kind[SIM_CFG_STR];
+        sim_cfg_params_t params; /* the serving system's own */
+    } system;
+    struct {
         int64_t prefill;
         int64_t decode;
         int64_t decode_max_batch;
         double vram_reserve_frac;
         int64_t prefill_group;
         int64_t prefill_chunk;
-        int64_t colocated;
         int64_t inline_prefill;
         double inline_stall_s;
     } cluster;
-    struct {
-        char system[SIM_CFG_STR];
-        char routing[SIM_CFG_STR];
-        int64_t chunk_tokens;
-        int64_t prefill_tokens;
-        int64_t max_seqs;
-        double cpu_per_seq_s;
-        double cpu_per_step_s;
-    } colocated;
     struct {
         char path[SIM_CFG_PATH];
         char format[SIM_CFG_STR];
@@ -147,8 +142,9 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
                           trace_open_args_t *out, sim_err_t *err);
 
 /* The parameters of the plug-in a group names ("scheduler.params" for
- * scheduler.policy's, "admission.params"): the plug-in's defaults with
- * the config's values applied, as a new struct of the plug-in's own type
+ * scheduler.policy's, "admission.params", "system.params" for
+ * system.kind's): the plug-in's defaults with the config's values
+ * applied, as a new struct of the plug-in's own type
  * (*out, sim_free; NULL when it has no parameters). 0, or -1 with
  * "src: $.scheduler.params.KEY: ..." (an unknown key lists the valid ones). */
 int sim_config_plugin_params(const sim_config_t *cfg, const char *group, const char *src,

@@ -51,7 +51,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         sim_evq_after(c->evq, t, inline_done, r, r->decode_inst);
         return;
     }
-    while (d->wait_head && (int64_t)d->b.n < c->a.decode_max_batch) {
+    while (d->wait_head && (int64_t)d->b.n < c->a.pd.decode_max_batch) {
         sim_req_t *r = d->wait_head;
         int64_t need = r->input_tok + r->output_tok;
         if (d->kv_used_tok + need > c->kv_cap_tok)
@@ -152,7 +152,7 @@ void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r)
 {
     r->kv_ready_ns = sim_evq_now(c->evq);
     int64_t bytes = r->input_tok * c->kv_bytes_per_tok;
-    r->decode_load_ns = (sim_time_t)llround((double)bytes / c->a.dram_load_bytes_per_s * 1e9);
+    r->decode_load_ns = (sim_time_t)llround((double)bytes / c->a.pool.dram_load_bytes_per_s * 1e9);
     sim_metrics_h2d(c->m, bytes, r->decode_load_ns);
     sim_evq_after(c->evq, r->decode_load_ns, kv_in_vram, r, r->decode_inst);
 }

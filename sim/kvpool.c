@@ -654,3 +654,29 @@ int sim_kvpool_check(const sim_kvpool_t *p)
     }
     return indexed == live && ids == p->n_ids && indexed == p->n_entries ? 0 : -1;
 }
+
+json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy)
+{
+    if (!p)
+        return NULL;
+    json_t *o = json_object(), *r = json_object();
+    sim_kvpool_counts_t k = sim_kvpool_counts(p);
+    json_object_set_new(o, "policy", json_string(policy));
+    json_object_set_new(o, "dram_blocks_per_node", json_integer(sim_kvpool_capacity(p, 0, SIM_TIER_DRAM)));
+    json_object_set_new(o, "ssd_blocks_per_node", json_integer(sim_kvpool_capacity(p, 0, SIM_TIER_SSD)));
+    json_object_set_new(o, "inserts", json_integer(k.inserts));
+    json_object_set_new(o, "evictions", json_integer(k.evictions));
+    json_object_set_new(o, "demotions", json_integer(k.demotions));
+    json_object_set_new(o, "promotions", json_integer(k.promotions));
+    json_object_set_new(o, "drops", json_integer(k.drops));
+    json_object_set_new(o, "replications", json_integer(k.replications));
+    int64_t blocks;
+    double mean;
+    uint32_t max;
+    sim_kvpool_replica_stats(p, &blocks, &mean, &max);
+    json_object_set_new(r, "blocks", json_integer(blocks));
+    json_object_set_new(r, "mean", json_real(mean));
+    json_object_set_new(r, "max", json_integer(max));
+    json_object_set_new(o, "replicas", r);
+    return o;
+}

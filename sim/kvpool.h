@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "sim/evict.h"
 
 enum { SIM_TIER_DRAM = 0, SIM_TIER_SSD = 1, SIM_N_TIERS = 2 };
@@ -96,6 +98,13 @@ void sim_kvpool_set_capacity(sim_kvpool_t *p, int node, int tier, int64_t cap_bl
 int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier);
 int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier);
 sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p);
+
+/* $.cache of a run's summary, the pool's part: the eviction policy (its
+ * configured name, as given), node 0's DRAM and SSD capacities in blocks,
+ * the counters and the replica statistics; sim_metrics_summary adds the
+ * hit rates. New reference (the caller json_decref's it or hands it on),
+ * or NULL when p is NULL (a run without a pool has no $.cache). O(blocks). */
+json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy);
 
 /* Check every invariant (capacities, heap order, index); 0 when they hold,
  * else -1. O(blocks). For tests and debugging. */

@@ -255,32 +255,31 @@ static json_t *pct(const sim_hist_t *h, const char *const *keys, const double *q
     return o;
 }
 
-json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *transfer, json_t *sim)
+/* The span the rates are over, seconds: first to last arrival, or, when
+ * every request arrived at one instant, to the last completion. */
+static double summary_span_s(const sim_metrics_t *m)
 {
-    json_t *root = json_object(), *o;
     sim_time_t span = m->last_arrival_ns - m->first_arrival_ns;
     if (span <= 0) /* one instant: use the time to the last completion */
         span = m->last_finish_ns - (m->first_arrival_ns > 0 ? m->first_arrival_ns : 0);
-    double span_s = span > 0 ? s_of(span) : 0;
+    return span > 0 ? s_of(span) : 0;
+}
 
-    o = json_object();
+/* $.requests: what became of the requests. New reference. */
+static json_t *requests_json(const sim_metrics_t *m)
+{
+    json_t *o = json_object();
     json_object_set_new(o, "total", json_integer(m->n.total));
     json_object_set_new(o, "completed", json_integer(m->n.completed));
     json_object_set_new(o, "rejected_at_arrival", json_integer(m->n.rejected_arrival));
     json_object_set_new(o, "rejected_after_prefill", json_integer(m->n.rejected_prefill));
-    json_object_set_new(root, "requests", o);
+    return o;
+}
 
-    static const char *const k3[] = {"p50", "p90", "p99"};
-    static const double q3[] = {0.5, 0.9, 0.99};
-    json_object_set_new(root, "ttft_s", pct(&m->ttft, k3, q3, 3));
-    json_object_set_new(root, "tbt_s", pct(&m->tbt, k3 + 1, q3 + 1, 2));
-    json_object_set_new(root, "tbt_top10_s", pct(&m->top10, k3, q3, 3));
-
-    json_object_set_new(root, "throughput_rps",
-                        num(span_s > 0 ? (double)m->n.completed / span_s : 0));
-    json_object_set_new(root, "goodput_rps", num(span_s > 0 ? (double)m->n.met_slo / span_s : 0));
-
-    o = json_object();
+/* $.slo: the targets and how many requests met both. New reference. */
+static json_t *slo_json(const sim_metrics_t *m)
+{
+    json_t *o = json_object();
     json_object_set_new(o, "ttft_s", num(m->ttft_slo_s));
     json_object_set_new(o, "tbt_s", num(m->tbt_slo_s));
     json_object_set_new(o, "met", json_integer(m->n.met_slo));
@@ -288,23 +287,37 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *trans
                         num(m->n.completed ? (double)m->n.met_slo / (double)m->n.completed : 0));
     json_object_set_new(o, "effective_request_capacity",
                         num(m->n.total ? (double)m->n.met_slo / (double)m->n.total : 0));
-    json_object_set_new(root, "slo", o);
+    return o;
+}
 
-    o = json_object();
+/* $.trace: the span (span_s, from summary_span_s) and tokens. New
+ * reference. */
+static json_t *trace_totals_json(const sim_metrics_t *m, double span_s)
+{
+    json_t *o = json_object();
     json_object_set_new(o, "span_s", num(span_s));
     json_object_set_new(o, "input_tokens", json_integer(m->input_tok));
     json_object_set_new(o, "output_tokens_completed", json_integer(m->output_tok));
     json_object_set_new(o, "cached_tokens_completed", json_integer(m->cached_tok));
-    json_object_set_new(root, "trace", o);
+    return o;
+}
 
-    o = json_object();
+/* $.prefill: busy and wasted time, mean queueing. New reference. */
+static json_t *prefill_json(const sim_metrics_t *m)
+{
+    json_t *o = json_object();
     json_object_set_new(o, "busy_s", num(s_of(m->prefill_busy_ns)));
     json_object_set_new(o, "wasted_s", num(s_of(m->prefill_wasted_ns)));
     json_object_set_new(o, "mean_queue_s",
                         num(m->n.completed ? s_of(m->queue_ns_sum) / (double)m->n.completed : 0));
-    json_object_set_new(root, "prefill", o);
+    return o;
+}
 
-    o = json_object();
+/* $.decode: iterations, busy time, preemptions, prefill stalls, batch
+ * size. New reference. */
+static json_t *decode_json(const sim_metrics_t *m)
+{
+    json_t *o = json_object();
     json_object_set_new(o, "iterations", json_integer(m->decode_iters));
     json_object_set_new(o, "busy_s", num(s_of(m->decode_busy_ns)));
     json_object_set_new(o, "preemptions", json_integer(m->preemptions));
@@ -319,28 +332,57 @@ json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *trans
     json_object_set_new(o, "mean_batch",
                         num(m->decode_iters ? (double)m->decode_batch_sum / (double)m->decode_iters
                                             : 0));
-    json_object_set_new(root, "decode", o);
+    return o;
+}
+
+/* {bytes, busy_s} of one host-side copy path. New reference. */
+static json_t *copy_json(int64_t bytes, sim_time_t busy_ns)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "bytes", json_integer(bytes));
+    json_object_set_new(o, "busy_s", num(s_of(busy_ns)));
+    return o;
+}
+
+/* Add the token hit rates over prefilled requests, and the cached tokens,
+ * to the pool's $.cache object. */
+static void cache_add_hits(const sim_metrics_t *m, json_t *cache)
+{
+    double in = (double)m->prefilled_input_tok;
+    json_object_set_new(cache, "hit_rate_tokens",
+                        num(in > 0 ? (double)m->prefilled_cached_tok / in : 0));
+    json_object_set_new(cache, "hit_rate_dram", num(in > 0 ? (double)m->prefilled_dram_tok / in : 0));
+    json_object_set_new(cache, "hit_rate_ssd", num(in > 0 ? (double)m->prefilled_ssd_tok / in : 0));
+    json_object_set_new(cache, "cached_tokens", json_integer(m->prefilled_cached_tok));
+}
+
+json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *transfer, json_t *sim)
+{
+    json_t *root = json_object(), *o;
+    double span_s = summary_span_s(m);
+    json_object_set_new(root, "requests", requests_json(m));
+
+    static const char *const k3[] = {"p50", "p90", "p99"};
+    static const double q3[] = {0.5, 0.9, 0.99};
+    json_object_set_new(root, "ttft_s", pct(&m->ttft, k3, q3, 3));
+    json_object_set_new(root, "tbt_s", pct(&m->tbt, k3 + 1, q3 + 1, 2));
+    json_object_set_new(root, "tbt_top10_s", pct(&m->top10, k3, q3, 3));
+
+    json_object_set_new(root, "throughput_rps",
+                        num(span_s > 0 ? (double)m->n.completed / span_s : 0));
+    json_object_set_new(root, "goodput_rps", num(span_s > 0 ? (double)m->n.met_slo / span_s : 0));
+    json_object_set_new(root, "slo", slo_json(m));
+    json_object_set_new(root, "trace", trace_totals_json(m, span_s));
+    json_object_set_new(root, "prefill", prefill_json(m));
+    json_object_set_new(root, "decode", decode_json(m));
 
     o = transfer ? transfer : json_object();
-    json_t *h = json_object();
-    json_object_set_new(h, "bytes", json_integer(m->h2d_bytes));
-    json_object_set_new(h, "busy_s", num(s_of(m->h2d_ns)));
-    json_object_set_new(o, "h2d", h);
-    h = json_object();
-    json_object_set_new(h, "bytes", json_integer(m->ssd_bytes));
-    json_object_set_new(h, "busy_s", num(s_of(m->ssd_ns)));
-    json_object_set_new(o, "ssd", h);
+    json_object_set_new(o, "h2d", copy_json(m->h2d_bytes, m->h2d_ns));
+    json_object_set_new(o, "ssd", copy_json(m->ssd_bytes, m->ssd_ns));
     json_object_set_new(root, "transfer", o);
 
     if (cache) {
-        double in = (double)m->prefilled_input_tok;
-        json_object_set_new(cache, "hit_rate_tokens",
-                            num(in > 0 ? (double)m->prefilled_cached_tok / in : 0));
-        json_object_set_new(cache, "hit_rate_dram",
-                            num(in > 0 ? (double)m->prefilled_dram_tok / in : 0));
-        json_object_set_new(cache, "hit_rate_ssd",
-                            num(in > 0 ? (double)m->prefilled_ssd_tok / in : 0));
-        json_object_set_new(cache, "cached_tokens", json_integer(m->prefilled_cached_tok));
+        cache_add_hits(m, cache);
         json_object_set_new(root, "cache", cache);
     }
     json_object_set_new(root, "sim", sim);

@@ -68,9 +68,10 @@ typedef struct sim_metrics_counts {
 } sim_metrics_counts_t;
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m);
 
-/* The summary object (caller json_decref). cache (may be NULL: no pool)
- * gets the token hit rates over prefilled requests added and becomes
- * $.cache; transfer (the network's link classes) gets host-to-device and
+/* The summary object (caller json_decref). cache (the pool's part,
+ * sim_kvpool_summary_json; may be NULL: no pool) gets the token hit rates
+ * over prefilled requests added and becomes $.cache; transfer (the
+ * network's link classes, sim_net_summary_json) gets host-to-device and
  * SSD added and becomes $.transfer; sim holds the run facts (events, seed,
  * ...) and becomes $.sim. All three are stolen. */
 json_t *sim_metrics_summary(const sim_metrics_t *m, json_t *cache, json_t *transfer, json_t *sim);

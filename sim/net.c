@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/metrics.h"
+
 enum { F_FREE = 0, F_SETUP, F_ACTIVE };
 
 typedef struct flow {
@@ -342,3 +344,22 @@ double sim_net_take_sent(sim_net_t *n, int node)
 }
 
 double sim_net_nic_bytes_per_s(const sim_net_t *n, int node) { return n->nic[node]; }
+
+json_t *sim_net_summary_json(const sim_net_t *n, const sim_net_profile_t *prof)
+{
+    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage", "replication"};
+    json_t *o = json_object();
+    json_object_set_new(o, "transport", json_string(prof->name));
+    json_object_set_new(o, "latency_s", sim_metrics_num(prof->latency_s));
+    json_object_set_new(o, "efficiency", sim_metrics_num(prof->efficiency));
+    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
+        sim_net_link_stats_t st = sim_net_link_stats(n, l);
+        json_t *x = json_object();
+        json_object_set_new(x, "bytes", json_integer((json_int_t)llround(st.bytes)));
+        json_object_set_new(x, "busy_s", sim_metrics_num((double)st.busy_ns / 1e9));
+        json_object_set_new(x, "flow_s", sim_metrics_num((double)st.flow_ns / 1e9));
+        json_object_set_new(x, "flows", json_integer(st.flows));
+        json_object_set_new(o, names[l], x);
+    }
+    return o;
+}

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "sim/evq.h"
 #include "sim/util.h"
 
@@ -89,5 +91,14 @@ sim_net_link_stats_t sim_net_link_stats(const sim_net_t *n, int link);
 /* Bytes node i has sent since the last sim_net_take_sent (then reset). */
 double sim_net_take_sent(sim_net_t *n, int node);
 double sim_net_nic_bytes_per_s(const sim_net_t *n, int node);
+
+/* $.transfer of a run's summary, the network's part: the transport
+ * profile (name, latency, efficiency) and, per link class (pd, fetch,
+ * stage, replication), bytes moved, busy time, summed flow time and
+ * finished flows, numbers rounded as sim_metrics_num does;
+ * sim_metrics_summary adds the host-side copies. Reads the counters as
+ * they stand (sim_net_settle first to bring them up to now). New
+ * reference (the caller json_decref's it or hands it on). O(1). */
+json_t *sim_net_summary_json(const sim_net_t *n, const sim_net_profile_t *prof);
 
 #endif

@@ -41,9 +41,9 @@ typedef struct cpp_job {
 
 static int64_t uncached_chunk_count(const sim_cluster_t *c, int64_t uncached)
 {
-    if (c->a.prefill_group <= 1 || uncached <= c->a.prefill_chunk_tok)
+    if (c->a.pd.prefill_group <= 1 || uncached <= c->a.pd.prefill_chunk_tok)
         return 1;
-    return (uncached + c->a.prefill_chunk_tok - 1) / c->a.prefill_chunk_tok;
+    return (uncached + c->a.pd.prefill_chunk_tok - 1) / c->a.pd.prefill_chunk_tok;
 }
 
 /* Whole-model time of chunk j of k for a request with p tokens reused;
@@ -51,7 +51,7 @@ static int64_t uncached_chunk_count(const sim_cluster_t *c, int64_t uncached)
 static sim_time_t chunk_compute_ns(const sim_cluster_t *c, const sim_req_t *r, int64_t p, int64_t j,
                                    int64_t k)
 {
-    int64_t ch = c->a.prefill_chunk_tok;
+    int64_t ch = c->a.pd.prefill_chunk_tok;
     int64_t start = p + j * ch;
     int64_t end = j == k - 1 ? r->input_tok : start + ch;
     sim_time_t t = model_cost_prefill_ns(c->a.cost, end, start);
@@ -81,8 +81,8 @@ static void plan_prefill(const sim_cluster_t *c, int i, const sim_req_t *r, uint
             *(last == SIM_TIER_SSD ? &pl->ssd_tok : &pl->dram_tok) -= full - r->input_tok;
         }
         double kvb = (double)c->kv_bytes_per_tok;
-        double load_s = (double)pl->dram_tok * kvb / c->a.dram_load_bytes_per_s +
-                        (double)pl->ssd_tok * kvb / c->a.ssd_read_bytes_per_s;
+        double load_s = (double)pl->dram_tok * kvb / c->a.pool.dram_load_bytes_per_s +
+                        (double)pl->ssd_tok * kvb / c->a.pool.ssd_read_bytes_per_s;
         pl->load_ns = (sim_time_t)llround(load_s * 1e9);
     }
     /* At least the last token is computed: it yields the first output. */
@@ -96,7 +96,7 @@ static void plan_prefill(const sim_cluster_t *c, int i, const sim_req_t *r, uint
         /* G stages of 1/G of the layers: fill with the longest chunk, then
          * one stage-time per chunk (activations assumed fast). */
         sim_time_t mx = 0;
-        int g = c->a.prefill_group;
+        int g = c->a.pd.prefill_group;
         for (int64_t j = 0; j < pl->n_chunks; j++) {
             sim_time_t t = chunk_compute_ns(c, r, p, j, pl->n_chunks);
             pl->compute_ns += t;
@@ -104,7 +104,7 @@ static void plan_prefill(const sim_cluster_t *c, int i, const sim_req_t *r, uint
         }
         pipe = pl->compute_ns / g + (g - 1) * (mx / g);
     }
-    pl->dur_ns = SIM_MAX(pipe, pl->load_ns) + (c->pool ? c->a.store_overhead_ns : 0);
+    pl->dur_ns = SIM_MAX(pipe, pl->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
 }
 
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
@@ -142,7 +142,7 @@ static void stream_done(void *ctx, void *obj, int64_t arg)
  * back until prefill ends (stream_tail). */
 static void stream_start(sim_cluster_t *c, sim_req_t *r, int i, sim_time_t expected_ns)
 {
-    int g = c->a.prefill_group;
+    int g = c->a.pd.prefill_group;
     double bytes = (double)(r->input_tok * c->kv_bytes_per_tok);
     double last_layer = bytes / c->a.llm->n_layers;
     int dst = sim_cluster_decode_node(c, r->decode_inst);
@@ -160,7 +160,7 @@ static void stream_start(sim_cluster_t *c, sim_req_t *r, int i, sim_time_t expec
 
 static void stream_tail(sim_cluster_t *c, sim_req_t *r, int i)
 {
-    int g = c->a.prefill_group;
+    int g = c->a.pd.prefill_group;
     for (int s = 0; s < g; s++)
         if (r->streams[s] != NO_FLOW)
             sim_net_set_cap(c->net, r->streams[s], 0);
@@ -173,7 +173,7 @@ static void stream_tail(sim_cluster_t *c, sim_req_t *r, int i)
 
 static void stream_cancel(sim_cluster_t *c, sim_req_t *r)
 {
-    for (int s = 0; r->streams && s <= c->a.prefill_group; s++)
+    for (int s = 0; r->streams && s <= c->a.pd.prefill_group; s++)
         if (r->streams[s] != NO_FLOW) {
             sim_net_cancel(c->net, r->streams[s]);
             r->streams[s] = NO_FLOW;
@@ -271,7 +271,7 @@ static void cpp_stage_done(void *ctx, void *obj, int64_t arg)
 static cpp_job_t *cpp_new(sim_cluster_t *c, sim_req_t *r, int i, const prefill_plan_t *pl)
 {
     cpp_job_t *job = sim_xcalloc(1, sizeof *job, "cpp job");
-    int g = c->a.prefill_group;
+    int g = c->a.pd.prefill_group;
     int64_t k = pl->n_chunks;
     job->r = r;
     job->inst = i;
@@ -287,12 +287,13 @@ static cpp_job_t *cpp_new(sim_cluster_t *c, sim_req_t *r, int i, const prefill_p
     double act_per_tok = 2.0 * c->a.llm->d_model;
     for (int64_t j = 0; j < k; j++) {
         job->stage_ns[j] = chunk_compute_ns(c, r, p, j, k) / g;
-        int64_t start = p + j * c->a.prefill_chunk_tok;
-        int64_t end = j == k - 1 ? r->input_tok : start + c->a.prefill_chunk_tok;
+        int64_t start = p + j * c->a.pd.prefill_chunk_tok;
+        int64_t end = j == k - 1 ? r->input_tok : start + c->a.pd.prefill_chunk_tok;
         job->act_bytes[j] = act_per_tok * (double)(end - start);
         job->arrived[j] = 1; /* stage 0 has every chunk's tokens */
     }
-    job->min_end_ns = sim_evq_now(c->evq) + pl->load_ns + (c->pool ? c->a.store_overhead_ns : 0);
+    job->min_end_ns =
+        sim_evq_now(c->evq) + pl->load_ns + (c->pool ? c->a.pool.store_overhead_ns : 0);
     return job;
 }
 
@@ -357,14 +358,14 @@ static void repl_done(void *ctx, void *obj, int64_t arg)
 static void hot_spot(sim_cluster_t *c, const sim_req_t *r, int dst_inst)
 {
     uint32_t served = sim_kvpool_note_fetch(c->pool, r->fetch_src, r->blocks, r->fetch_blocks);
-    if (c->a.hot_fetches <= 0 || served == 0 || served % (uint32_t)c->a.hot_fetches != 0)
+    if (c->a.pool.hot_fetches <= 0 || served == 0 || served % (uint32_t)c->a.pool.hot_fetches != 0)
         return;
-    uint32_t *lead = sim_xmalloc((size_t)c->a.n_prefill * sizeof *lead, "hot-spot leads");
+    uint32_t *lead = sim_xmalloc((size_t)c->a.pd.n_prefill * sizeof *lead, "hot-spot leads");
     sim_cluster_prefix_by_instance(c, r, lead);
-    for (int made = 0; made < c->a.hot_replicas; made++) {
+    for (int made = 0; made < c->a.pool.hot_replicas; made++) {
         int best = -1;
         sim_time_t best_wait = INT64_MAX;
-        for (int i = 0; i < c->a.n_prefill; i++) {
+        for (int i = 0; i < c->a.pd.n_prefill; i++) {
             int node = sim_cluster_pool_node(c, i);
             if (i == dst_inst || node == r->fetch_src || lead[i] >= r->fetch_blocks)
                 continue;

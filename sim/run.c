@@ -17,7 +17,7 @@
 #include "sim/kvpool.h"
 #include "sim/net.h"
 #include "sim/out.h"
-
+#include "sim/system.h"
 
 static double mono_s(void)
 {
@@ -43,56 +43,6 @@ static int64_t tier_blocks(int64_t cfg_tokens, double hw_bytes, const model_llm_
     return (int64_t)(tokens / TRACE_BLOCK_TOK);
 }
 
-/* $.cache of the summary, without the hit rates (metrics adds them). */
-static json_t *cache_json(const sim_config_t *cfg, const sim_kvpool_t *pool)
-{
-    if (!pool)
-        return NULL;
-    json_t *o = json_object();
-    sim_kvpool_counts_t k = sim_kvpool_counts(pool);
-    json_object_set_new(o, "policy", json_string(cfg->cache.policy));
-    json_object_set_new(o, "dram_blocks_per_node", json_integer(sim_kvpool_capacity(pool, 0, SIM_TIER_DRAM)));
-    json_object_set_new(o, "ssd_blocks_per_node", json_integer(sim_kvpool_capacity(pool, 0, SIM_TIER_SSD)));
-    json_object_set_new(o, "inserts", json_integer(k.inserts));
-    json_object_set_new(o, "evictions", json_integer(k.evictions));
-    json_object_set_new(o, "demotions", json_integer(k.demotions));
-    json_object_set_new(o, "promotions", json_integer(k.promotions));
-    json_object_set_new(o, "drops", json_integer(k.drops));
-    json_object_set_new(o, "replications", json_integer(k.replications));
-    int64_t blocks;
-    double mean;
-    uint32_t max;
-    sim_kvpool_replica_stats(pool, &blocks, &mean, &max);
-    json_t *r = json_object();
-    json_object_set_new(r, "blocks", json_integer(blocks));
-    json_object_set_new(r, "mean", json_real(mean));
-    json_object_set_new(r, "max", json_integer(max));
-    json_object_set_new(o, "replicas", r);
-    return o;
-}
-
-/* $.transfer: the network's link classes and its transport profile. */
-static json_t *transfer_json(sim_net_t *net, const sim_net_profile_t *prof)
-{
-    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage", "replication"};
-    json_t *o = json_object();
-    json_object_set_new(o, "transport", json_string(prof->name));
-    json_object_set_new(o, "latency_s", sim_metrics_num(prof->latency_s));
-    json_object_set_new(o, "efficiency", sim_metrics_num(prof->efficiency));
-    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
-        sim_net_link_stats_t st = sim_net_link_stats(net, l);
-        json_t *x = json_object();
-        json_object_set_new(x, "bytes", json_integer((json_int_t)llround(st.bytes)));
-        json_object_set_new(x, "busy_s", sim_metrics_num((double)st.busy_ns / 1e9));
-        json_object_set_new(x, "flow_s", sim_metrics_num((double)st.flow_ns / 1e9));
-        json_object_set_new(x, "flows", json_integer(st.flows));
-        json_object_set_new(o, names[l], x);
-    }
-    return o;
-}
-
-/* Prefix an error from a component with the config file's name when it
- * names a JSON path ("$.x: ..."). */
 static void prefix_src(sim_err_t *err, const char *src)
 {
     if (err && strncmp(err->msg, "$.", 2) == 0) {
@@ -228,6 +178,188 @@ static int check_out_dir(const char *dir, const json_t *eff, sim_err_t *err)
     return rc;
 }
 
+/* What one run holds; released by run_close. */
+typedef struct run_state {
+    const model_hw_t *hw;
+    const model_llm_t *llm;
+    double nic_bytes_per_s;
+    sim_net_profile_t prof;
+    void *system_params, *place_params, *admit_params;
+    model_cost_t *cost;
+    trace_t *trace;
+    sim_metrics_t *m;
+    sim_cluster_t *cl;
+    json_t *summary, *eff;
+    sim_out_dir_t dir; /* the output directory, published whole */
+    sim_out_file_t csv, fsum, fcfg, tsf, ftim;
+} run_state_t;
+
+/* What a run's directory may hold. */
+static const char *const out_names[] = {"summary.json", "requests.csv", "timeseries.csv",
+                                        "config.json", "timing.json", NULL};
+
+/* The plug-ins' parameters, the network profile, the cost model and the
+ * trace. 0, or -1 with err filled. */
+static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const char *src,
+                      run_state_t *s, sim_err_t *err)
+{
+    char calib[SIM_CFG_PATH], ppath[SIM_CFG_PATH + 64], tpath[SIM_CFG_PATH];
+    if (sim_config_expand(cfg->cost.calibration, calib, sizeof calib, src, "$.cost.calibration",
+                          err) != 0)
+        return -1;
+    model_cost_args_t ca = {
+        .hw = s->hw, .llm = s->llm, .calibration = calib, .data_dir = o->data_dir,
+        .mfu = cfg->cost.mfu, .mbu = cfg->cost.mbu, .overhead_s = cfg->cost.overhead_s,
+    };
+    if (sim_config_plugin_params(cfg, "system.params", src, &s->system_params, err) != 0 ||
+        sim_config_plugin_params(cfg, "scheduler.params", src, &s->place_params, err) != 0 ||
+        sim_config_plugin_params(cfg, "admission.params", src, &s->admit_params, err) != 0)
+        return -1;
+    if (net_profile(cfg, o, s->nic_bytes_per_s, src, &s->prof, ppath, sizeof ppath, err) != 0)
+        return -1;
+    s->cost = model_cost_new(cfg->cost.model, &ca, err);
+    if (!s->cost) {
+        sim_err_t e = *err;
+        return sim_errf(err, "%s: $.cost: %s", src, e.msg);
+    }
+    trace_open_args_t ta;
+    if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
+        return -1;
+    s->trace = trace_open(&ta, err);
+    if (!s->trace) {
+        prefix_src(err, src);
+        return -1;
+    }
+    return 0;
+}
+
+/* The cluster the config describes, over the run's inputs. */
+static void cluster_args(const sim_config_t *cfg, const run_state_t *s, sim_cluster_args_t *ka)
+{
+    const model_hw_t *hw = s->hw;
+    *ka = (sim_cluster_args_t){
+        .hw = hw, .llm = s->llm, .cost = s->cost,
+        .system = sim_system_find(cfg->system.kind),
+        .system_params = s->system_params,
+        .place = sim_place_find(cfg->scheduler.policy),
+        .place_params = s->place_params,
+        .admit = sim_admit_find(cfg->admission.policy),
+        .admit_params = s->admit_params,
+        .pd = {
+            .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
+            .decode_max_batch = cfg->cluster.decode_max_batch,
+            .prefill_group = (int)cfg->cluster.prefill_group,
+            .prefill_chunk_tok = cfg->cluster.prefill_chunk,
+            .inline_prefill = (int)cfg->cluster.inline_prefill,
+            .inline_stall_ns = (sim_time_t)llround(cfg->cluster.inline_stall_s * 1e9),
+            .schedule_ns = (sim_time_t)llround(cfg->scheduler.schedule_s * 1e9),
+        },
+        .pool = {
+            .policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
+            .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, s->llm),
+            .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, s->llm),
+            .dram_load_bytes_per_s =
+                cfg->cache.dram_load_gbs > 0 ? cfg->cache.dram_load_gbs * 1e9 : hw->h2d_bytes_per_s,
+            .ssd_read_bytes_per_s = cfg->cache.ssd_read_gbs > 0 ? cfg->cache.ssd_read_gbs * 1e9
+                                                                : hw->ssd_read_bytes_per_s,
+            .store_overhead_ns = (sim_time_t)(cfg->cache.store_overhead_s * 1e9 + 0.5),
+            .hot_fetches = (int)cfg->cache.hot_fetches,
+            .hot_replicas = (int)cfg->cache.hot_replicas,
+        },
+        .net = {.profile = &s->prof, .nic_bytes_per_s = s->nic_bytes_per_s},
+        .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
+        .cache_global = strcmp(cfg->cache.scope, "global") == 0,
+        .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
+        .seed = (uint64_t)cfg->seed,
+        .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
+        .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
+    };
+}
+
+/* The summary of a finished run (new reference). */
+static json_t *run_summary(const sim_config_t *cfg, run_state_t *s, const sim_run_result_t *res)
+{
+    json_t *simj = json_object();
+    json_object_set_new(simj, "events", json_integer((json_int_t)res->events));
+    json_object_set_new(simj, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(simj, "version", json_string(sim_version));
+    json_object_set_new(simj, "cost_model", json_string(model_cost_name(s->cost)));
+    json_object_set_new(simj, "cost_source", json_string(model_cost_source(s->cost)));
+    json_object_set_new(simj, "decode_kv_capacity_tokens",
+                        json_integer(sim_cluster_decode_kv_cap_tok(s->cl)));
+    json_t *cache = sim_kvpool_summary_json(sim_cluster_kvpool(s->cl), cfg->cache.policy);
+    return sim_metrics_summary(s->m, cache, sim_net_summary_json(sim_cluster_net(s->cl), &s->prof),
+                               simj);
+}
+
+/* summary.json, config.json and timing.json beside the CSVs, then every
+ * file committed. 0 or -1. */
+static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_result_t *res,
+                         sim_err_t *err)
+{
+    /* timing.json: the one output that is not a function of the inputs,
+     * kept apart so summaries compare with cmp. */
+    json_t *tj = json_object();
+    json_object_set_new(tj, "wall_s", json_real(res->wall_s));
+    json_object_set_new(tj, "events", json_integer((json_int_t)res->events));
+    json_object_set_new(tj, "events_per_s",
+                        json_real(res->wall_s > 0 ? (double)res->events / res->wall_s : 0));
+    int bad = sim_out_dir_open(&s->dir, &s->fsum, "summary.json", err) != 0 ||
+              sim_out_dir_open(&s->dir, &s->fcfg, "config.json", err) != 0 ||
+              sim_out_dir_open(&s->dir, &s->ftim, "timing.json", err) != 0;
+    if (!bad && (sim_json_write(s->fsum.f, s->summary) != 0 ||
+                 sim_json_write(s->fcfg.f, s->eff) != 0 || sim_json_write(s->ftim.f, tj) != 0)) {
+        sim_errf(err, "%s: write failed", o->out_dir);
+        bad = 1;
+    }
+    json_decref(tj);
+    if (bad || sim_out_commit(&s->csv, err) != 0 || sim_out_commit(&s->tsf, err) != 0 ||
+        sim_out_commit(&s->fsum, err) != 0 || sim_out_commit(&s->fcfg, err) != 0 ||
+        sim_out_commit(&s->ftim, err) != 0)
+        return -1;
+    return sim_out_dir_commit(&s->dir, err);
+}
+
+/* Simulate with the run's cluster: res's wall time, events and counts. 0,
+ * or -1 when the trace fails mid-run. */
+static int simulate(const sim_run_opts_t *o, run_state_t *s, sim_run_result_t *res,
+                    sim_err_t *err)
+{
+    double t0 = mono_s();
+    sim_cluster_attach_trace(s->cl, s->trace);
+    int show = o->progress && isatty(STDERR_FILENO);
+    if (sim_cluster_run(s->cl, show ? progress_line : NULL, NULL, err) != 0) {
+        if (show)
+            fputc('\n', stderr);
+        return -1;
+    }
+    if (show)
+        fprintf(stderr, "\r%70s\r", "");
+    res->wall_s = mono_s() - t0;
+    res->events = sim_cluster_events(s->cl);
+    res->counts = sim_metrics_counts(s->m);
+    return 0;
+}
+
+static void run_close(run_state_t *s)
+{
+    sim_out_abort(&s->csv);
+    sim_out_abort(&s->tsf);
+    sim_out_abort(&s->fsum);
+    sim_out_abort(&s->fcfg);
+    sim_out_abort(&s->ftim);
+    sim_out_dir_abort(&s->dir); /* a no-op once published */
+    json_decref(s->summary);
+    json_decref(s->eff);
+    sim_cluster_free(s->cl);
+    sim_free(s->system_params);
+    sim_free(s->place_params);
+    sim_free(s->admit_params);
+    sim_metrics_free(s->m);
+    trace_close(s->trace);
+    model_cost_free(s->cost);
+}
+
 int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *res,
             sim_err_t *err)
 {
@@ -235,176 +367,39 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     memset(res, 0, sizeof *res);
     if (sim_config_validate(cfg, src, err) != 0)
         return -1;
-    const model_hw_t *hw = model_hw_find(cfg->hardware);
-    const model_llm_t *llm = model_llm_find(cfg->model);
-    char calib[SIM_CFG_PATH];
-    if (sim_config_expand(cfg->cost.calibration, calib, sizeof calib, src, "$.cost.calibration",
-                          err) != 0)
-        return -1;
-    model_cost_args_t ca = {
-        .hw = hw, .llm = llm, .calibration = calib, .data_dir = o->data_dir,
-        .mfu = cfg->cost.mfu, .mbu = cfg->cost.mbu, .overhead_s = cfg->cost.overhead_s,
-    };
-    double nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
-                                                       : model_hw_nic_bytes_per_s(hw);
-    char ppath[SIM_CFG_PATH + 64];
-    int rc = -1, dir_created = 0;
-    model_cost_t *cost = NULL;
-    trace_t *trace = NULL;
-    sim_metrics_t *m = NULL;
-    sim_cluster_t *cl = NULL;
-    json_t *summary = NULL, *eff = NULL;
-    sim_out_file_t csv = {0}, fsum = {0}, fcfg = {0}, tsf = {0}, ftim = {0};
-    void *place_params = NULL, *admit_params = NULL;
-
-    sim_net_profile_t prof;
-    if (sim_config_plugin_params(cfg, "scheduler.params", src, &place_params, err) != 0 ||
-        sim_config_plugin_params(cfg, "admission.params", src, &admit_params, err) != 0)
+    run_state_t s = {.hw = model_hw_find(cfg->hardware), .llm = model_llm_find(cfg->model)};
+    s.nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
+                                                  : model_hw_nic_bytes_per_s(s.hw);
+    int rc = -1;
+    if (run_inputs(cfg, o, src, &s, err) != 0)
         goto done;
-    if (net_profile(cfg, o, nic_bytes_per_s, src, &prof, ppath, sizeof ppath, err) != 0)
-        goto done;
-    cost = model_cost_new(cfg->cost.model, &ca, err);
-    if (!cost) {
-        sim_err_t e = *err;
-        sim_errf(err, "%s: $.cost: %s", src, e.msg);
-        goto done;
-    }
-    char tpath[SIM_CFG_PATH];
-    trace_open_args_t ta;
-    if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
-        goto done;
-    trace = trace_open(&ta, err);
-    if (!trace) {
-        prefix_src(err, src);
-        goto done;
-    }
     if (o->out_dir) {
-        eff = sim_config_to_json(cfg);
-        if ((!o->force && check_out_dir(o->out_dir, eff, err) != 0) ||
-            sim_out_mkdirs(o->out_dir, &dir_created, err) != 0 ||
-            sim_out_open(&csv, o->out_dir, "requests.csv", err) != 0 ||
-            sim_out_open(&tsf, o->out_dir, "timeseries.csv", err) != 0)
+        s.eff = sim_config_to_json(cfg);
+        if ((!o->force && check_out_dir(o->out_dir, s.eff, err) != 0) ||
+            sim_out_dir_begin(&s.dir, o->out_dir, out_names, err) != 0 ||
+            sim_out_dir_open(&s.dir, &s.csv, "requests.csv", err) != 0 ||
+            sim_out_dir_open(&s.dir, &s.tsf, "timeseries.csv", err) != 0)
             goto done;
     }
-    m = sim_metrics_new(csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
-    sim_metrics_set_timeseries(m, tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
-    sim_cluster_args_t ka = {
-        .hw = hw, .llm = llm, .cost = cost,
-        .place = sim_place_find(cfg->scheduler.policy),
-        .place_params = place_params,
-        .admit = sim_admit_find(cfg->admission.policy),
-        .admit_params = admit_params,
-        .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
-        .decode_max_batch = cfg->cluster.decode_max_batch,
-        .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
-        .prefill_group = (int)cfg->cluster.prefill_group,
-        .prefill_chunk_tok = cfg->cluster.prefill_chunk,
-        .net_profile = &prof,
-        .nic_bytes_per_s = nic_bytes_per_s,
-        .cache_global = strcmp(cfg->cache.scope, "global") == 0,
-        .hot_fetches = (int)cfg->cache.hot_fetches,
-        .hot_replicas = (int)cfg->cache.hot_replicas,
-        .seed = (uint64_t)cfg->seed,
-        .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
-        .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
-        .n_colocated = (int)cfg->cluster.colocated,
-        .coloc_prefix_cache = strcmp(cfg->colocated.system, "vllm_pc") == 0,
-        .coloc_chunked = strcmp(cfg->colocated.system, "vllm_cp") == 0,
-        .coloc_chunk_tok = cfg->colocated.chunk_tokens,
-        .coloc_prefill_tok = cfg->colocated.prefill_tokens,
-        .coloc_route_least = strcmp(cfg->colocated.routing, "least_loaded") == 0,
-        .coloc_max_seqs = cfg->colocated.max_seqs,
-        .coloc_cpu_seq_ns = (sim_time_t)llround(cfg->colocated.cpu_per_seq_s * 1e9),
-        .coloc_cpu_step_ns = (sim_time_t)llround(cfg->colocated.cpu_per_step_s * 1e9),
-        .inline_prefill = (int)cfg->cluster.inline_prefill,
-        .inline_stall_ns = (sim_time_t)llround(cfg->cluster.inline_stall_s * 1e9),
-        .schedule_ns = (sim_time_t)llround(cfg->scheduler.schedule_s * 1e9),
-        .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
-        .cache_policy = cfg->cache.enabled && cfg->cluster.colocated == 0
-                            ? sim_evict_find(cfg->cache.policy)
-                            : NULL,
-        .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, llm),
-        .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, llm),
-        .dram_load_bytes_per_s =
-            cfg->cache.dram_load_gbs > 0 ? cfg->cache.dram_load_gbs * 1e9 : hw->h2d_bytes_per_s,
-        .ssd_read_bytes_per_s =
-            cfg->cache.ssd_read_gbs > 0 ? cfg->cache.ssd_read_gbs * 1e9 : hw->ssd_read_bytes_per_s,
-        .store_overhead_ns = (sim_time_t)(cfg->cache.store_overhead_s * 1e9 + 0.5),
-    };
-    cl = sim_cluster_new(&ka, m, err);
-    if (!cl) {
+    s.m = sim_metrics_new(s.csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
+    sim_metrics_set_timeseries(s.m, s.tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
+    sim_cluster_args_t ka;
+    cluster_args(cfg, &s, &ka);
+    s.cl = sim_cluster_new(&ka, s.m, err);
+    if (!s.cl) {
         sim_err_t e = *err;
         sim_errf(err, "%s: $.model: %s", src, e.msg);
         goto done;
     }
-
-    double t0 = mono_s();
-    sim_cluster_attach_trace(cl, trace);
-    int show = o->progress && isatty(STDERR_FILENO);
-    if (sim_cluster_run(cl, show ? progress_line : NULL, NULL, err) != 0) {
-        if (show)
-            fputc('\n', stderr);
+    if (simulate(o, &s, res, err) != 0)
         goto done;
-    }
-    if (show)
-        fprintf(stderr, "\r%70s\r", "");
-    res->wall_s = mono_s() - t0;
-    res->events = sim_cluster_events(cl);
-    res->counts = sim_metrics_counts(m);
-
-    json_t *simj = json_object();
-    json_object_set_new(simj, "events", json_integer((json_int_t)res->events));
-    json_object_set_new(simj, "seed", json_integer((json_int_t)cfg->seed));
-    json_object_set_new(simj, "version", json_string(sim_version));
-    json_object_set_new(simj, "cost_model", json_string(model_cost_name(cost)));
-    json_object_set_new(simj, "cost_source", json_string(model_cost_source(cost)));
-    json_object_set_new(simj, "decode_kv_capacity_tokens",
-                        json_integer(sim_cluster_decode_kv_cap_tok(cl)));
-    summary = sim_metrics_summary(m, cache_json(cfg, sim_cluster_kvpool(cl)),
-                                  transfer_json(sim_cluster_net(cl), &prof), simj);
-
-    if (o->out_dir) {
-        /* timing.json: the one output that is not a function of the
-         * inputs, kept apart so summaries compare with cmp. */
-        json_t *tj = json_object();
-        json_object_set_new(tj, "wall_s", json_real(res->wall_s));
-        json_object_set_new(tj, "events", json_integer((json_int_t)res->events));
-        json_object_set_new(tj, "events_per_s",
-                            json_real(res->wall_s > 0 ? (double)res->events / res->wall_s : 0));
-        int bad = sim_out_open(&fsum, o->out_dir, "summary.json", err) != 0 ||
-                  sim_out_open(&fcfg, o->out_dir, "config.json", err) != 0 ||
-                  sim_out_open(&ftim, o->out_dir, "timing.json", err) != 0;
-        if (!bad && (sim_json_write(fsum.f, summary) != 0 || sim_json_write(fcfg.f, eff) != 0 ||
-                     sim_json_write(ftim.f, tj) != 0)) {
-            sim_errf(err, "%s: write failed", o->out_dir);
-            bad = 1;
-        }
-        json_decref(tj);
-        if (bad)
-            goto done;
-        if (sim_out_commit(&csv, err) != 0 || sim_out_commit(&tsf, err) != 0 ||
-            sim_out_commit(&fsum, err) != 0 || sim_out_commit(&fcfg, err) != 0 ||
-            sim_out_commit(&ftim, err) != 0)
-            goto done;
-    }
-    res->summary = summary;
-    summary = NULL;
+    s.summary = run_summary(cfg, &s, res);
+    if (o->out_dir && write_outputs(o, &s, res, err) != 0)
+        goto done;
+    res->summary = s.summary;
+    s.summary = NULL;
     rc = 0;
 done:
-    sim_out_abort(&csv);
-    sim_out_abort(&tsf);
-    sim_out_abort(&fsum);
-    sim_out_abort(&fcfg);
-    sim_out_abort(&ftim);
-    if (rc != 0 && dir_created)
-        rmdir(o->out_dir);
-    json_decref(summary);
-    json_decref(eff);
-    sim_cluster_free(cl);
-    sim_free(place_params);
-    sim_free(admit_params);
-    sim_metrics_free(m);
-    trace_close(trace);
-    model_cost_free(cost);
+    run_close(&s);
     return rc;
 }

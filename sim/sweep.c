@@ -500,71 +500,107 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
-                    sim_err_t *err)
+/* The metric columns of sweep.csv: every numeric leaf of every summary,
+ * first seen first. */
+typedef struct columns {
+    char **v;
+    size_t n, cap;
+} columns_t;
+
+static void columns_free(columns_t *c)
 {
-    char **cols = NULL, path[1024];
-    size_t n_cols = 0, cap = 0;
-    leaves_t lv = {0};
-    /* The metric columns: every leaf of every summary, first seen first. */
+    for (size_t i = 0; i < c->n; i++)
+        sim_free(c->v[i]);
+    sim_free(c->v);
+}
+
+/* Collect the columns of the points that have a summary into *cols; lv is
+ * scratch (left empty). */
+static void sweep_columns(const sim_sweep_spec_t *s, const sim_sweep_result_t *res,
+                          columns_t *cols, leaves_t *lv)
+{
+    char path[1024];
     for (int i = 0; i < s->n_points; i++) {
         if (!res[i].summary)
             continue;
         path[0] = '\0';
-        flatten(res[i].summary, path, 0, &lv);
+        flatten(res[i].summary, path, 0, lv);
         size_t cur = 0;
-        for (size_t k = 0; k < lv.n; k++)
-            column(&cols, &n_cols, &cap, &cur, lv.v[k].path);
-        leaves_clear(&lv);
+        for (size_t k = 0; k < lv->n; k++)
+            column(&cols->v, &cols->n, &cols->cap, &cur, lv->v[k].path);
+        leaves_clear(lv);
     }
+}
+
+/* sweep.csv's header: point, dir, one column per axis, status, error,
+ * then the metric columns. */
+static void write_header(FILE *f, const sim_sweep_spec_t *s, const columns_t *cols)
+{
+    fputs("point,dir", f);
+    for (int a = 0; a < s->n_axes; a++) {
+        fputc(',', f);
+        csv_field(f, s->axes[a].path);
+    }
+    fputs(",status,error", f);
+    for (size_t c = 0; c < cols->n; c++) {
+        fputc(',', f);
+        csv_field(f, cols->v[c]);
+    }
+    fputc('\n', f);
+}
+
+/* Point i's row: its directory and axis values, its status and error, and
+ * its summary's value in each metric column ("" where it has none, as for
+ * a failed point). row (cols->n), idx (s->n_axes) and lv are scratch. */
+static void write_row(FILE *f, const sim_sweep_spec_t *s, int i, const sim_sweep_result_t *r,
+                      columns_t *cols, const char **row, int *idx, leaves_t *lv)
+{
+    char dir[256], path[1024];
+    sim_sweep_point_dir(s, i, dir, sizeof dir);
+    sim_sweep_point_index(s, i, idx);
+    fprintf(f, "%d,", i);
+    csv_field(f, dir);
+    for (int a = 0; a < s->n_axes; a++) {
+        fputc(',', f);
+        csv_field(f, s->axes[a].text[idx[a]]);
+    }
+    fputs(r->failed ? ",failed," : ",ok,", f);
+    if (r->failed)
+        csv_field(f, r->error);
+    for (size_t c = 0; c < cols->n; c++)
+        row[c] = "";
+    if (r->summary) {
+        path[0] = '\0';
+        flatten(r->summary, path, 0, lv);
+        size_t cur = 0;
+        for (size_t k = 0; k < lv->n; k++)
+            row[column(&cols->v, &cols->n, &cols->cap, &cur, lv->v[k].path)] = lv->v[k].text;
+    }
+    for (size_t c = 0; c < cols->n; c++) {
+        fputc(',', f);
+        fputs(row[c], f);
+    }
+    fputc('\n', f);
+    leaves_clear(lv);
+}
+
+int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
+                    sim_err_t *err)
+{
+    columns_t cols = {0};
+    leaves_t lv = {0};
+    sweep_columns(s, res, &cols, &lv);
     sim_out_file_t f = {0}, fs = {0};
     int created, rc = -1;
-    const char **row = sim_xcalloc(n_cols ? n_cols : 1, sizeof *row, "sweep row");
+    const char **row = sim_xcalloc(cols.n ? cols.n : 1, sizeof *row, "sweep row");
     int *idx = sim_xmalloc(sizeof *idx * (size_t)s->n_axes, "sweep index");
     if (sim_out_mkdirs(out_dir, &created, err) != 0 ||
         sim_out_open(&f, out_dir, "sweep.csv", err) != 0 ||
         sim_out_open(&fs, out_dir, "spec.json", err) != 0)
         goto done;
-    fputs("point,dir", f.f);
-    for (int a = 0; a < s->n_axes; a++) {
-        fputc(',', f.f);
-        csv_field(f.f, s->axes[a].path);
-    }
-    fputs(",status,error", f.f);
-    for (size_t c = 0; c < n_cols; c++) {
-        fputc(',', f.f);
-        csv_field(f.f, cols[c]);
-    }
-    fputc('\n', f.f);
-    for (int i = 0; i < s->n_points; i++) {
-        char dir[256];
-        sim_sweep_point_dir(s, i, dir, sizeof dir);
-        sim_sweep_point_index(s, i, idx);
-        fprintf(f.f, "%d,", i);
-        csv_field(f.f, dir);
-        for (int a = 0; a < s->n_axes; a++) {
-            fputc(',', f.f);
-            csv_field(f.f, s->axes[a].text[idx[a]]);
-        }
-        fputs(res[i].failed ? ",failed," : ",ok,", f.f);
-        if (res[i].failed)
-            csv_field(f.f, res[i].error);
-        for (size_t c = 0; c < n_cols; c++)
-            row[c] = "";
-        if (res[i].summary) {
-            path[0] = '\0';
-            flatten(res[i].summary, path, 0, &lv);
-            size_t cur = 0;
-            for (size_t k = 0; k < lv.n; k++)
-                row[column(&cols, &n_cols, &cap, &cur, lv.v[k].path)] = lv.v[k].text;
-        }
-        for (size_t c = 0; c < n_cols; c++) {
-            fputc(',', f.f);
-            fputs(row[c], f.f);
-        }
-        fputc('\n', f.f);
-        leaves_clear(&lv);
-    }
+    write_header(f.f, s, &cols);
+    for (int i = 0; i < s->n_points; i++)
+        write_row(f.f, s, i, &res[i], &cols, row, idx, &lv);
     fputs(s->canon, fs.f);
     fputc('\n', fs.f);
     if (sim_out_commit(&f, err) != 0 || sim_out_commit(&fs, err) != 0)
@@ -573,9 +609,7 @@ int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, co
 done:
     sim_out_abort(&f);
     sim_out_abort(&fs);
-    for (size_t c = 0; c < n_cols; c++)
-        sim_free(cols[c]);
-    sim_free(cols);
+    columns_free(&cols);
     sim_free(lv.v);
     sim_free(row);
     sim_free(idx);

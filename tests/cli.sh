@@ -30,6 +30,7 @@ expect() {
 expect 0 "usage: mooncake-sim COMMAND" "$BIN" --help
 expect 0 "usage: mooncake-sim run" "$BIN" run --help
 expect 0 "trace.generator.rate_rps" "$BIN" run --help-config
+expect 0 "system.params.chunk_tokens" "$BIN" run --help-config
 expect 0 "usage: mooncake-sim trace" "$BIN" trace --help
 expect 0 "usage: mooncake-sim calib" "$BIN" calib --help
 expect 0 "usage: mooncake-sim compare BASE NEW" "$BIN" compare --help
@@ -51,6 +52,8 @@ printf '{"trace": {"generator": {"kind": "kimi", "requests": 50}}}\n' >"$T/small
 expect 2 "--set cluster.prefill=5000: 5000 is out of range" "$BIN" run "$T/small.json" --set cluster.prefill=5000 --out "$T/o3"
 expect 2 "unknown config path 'nope'" "$BIN" run "$T/small.json" --set nope=1 --out "$T/o3"
 expect 2 "--seed abc" "$BIN" run "$T/small.json" --seed abc --out "$T/o3"
+expect 2 "--set cluster.colocated=4: now system.params.instances" "$BIN" run "$T/small.json" --set cluster.colocated=4 --out "$T/o3"
+expect 2 "small.json: \$.cluster: system vllm runs its own instances" "$BIN" run "$T/small.json" --set system.kind=vllm --out "$T/o3"
 [ ! -e "$T/o3" ] && ok || bad "bad --set left $T/o3"
 printf '{"trace": {"path": "${MOONCAKE_CLI_UNSET_VAR}/x.jsonl"}}\n' >"$T/env.json"
 expect 2 'env.json: $.trace.path: environment variable MOONCAKE_CLI_UNSET_VAR is not set' "$BIN" run "$T/env.json" --out "$T/o4"
@@ -123,12 +126,16 @@ expect 0 "" "$BIN" run "$T/small.json" --out "$T/gb" -f --quiet
 # 8,192 tokens, one-token answers, near-periodic arrivals)
 expect 0 "usage: mooncake-sim search" "$BIN" search --help
 expect 0 "search EXP.json" "$BIN" --help
-printf '%s\n' '{"name": "known", "cluster": {"prefill": 0, "decode": 0, "colocated": 1},' \
-    ' "colocated": {"prefill_tokens": 8192}, "metrics": {"interval_s": 0},' \
+printf '%s\n' '{"name": "known", "cluster": {"prefill": 0, "decode": 0},' \
+    ' "system": {"kind": "vllm", "params": {"instances": 1, "prefill_tokens": 8192}}, "metrics": {"interval_s": 0},' \
     ' "trace": {"generator": {"kind": "kimi", "rate_rps": 0.2, "arrival": "gamma", "arrival_cv": 0.01,' \
     '  "input": {"dist": "constant", "mean": 8192, "min": 8192, "max": 8192},' \
     '  "output": {"dist": "constant", "mean": 1, "min": 1, "max": 1}, "system_prompt_tok": 0, "p_continue": 0}}}' \
     >"$T/known.json"
+# a colocated system's effective config: its kind and every parameter
+expect 0 "" "$BIN" run "$T/known.json" --set trace.generator.requests=20 --quiet --out "$T/known_run"
+grep -q '"kind": "vllm",' "$T/known_run/config.json" && grep -q '"instances": 1,' "$T/known_run/config.json" &&
+    grep -q '"prefill_tokens": 8192' "$T/known_run/config.json" && ok || bad "config.json lacks system.kind or system.params"
 expect 2 "bad option" "$BIN" search "$T/known.json" --lo 0.2 --frobnicate
 expect 2 "expected exactly one experiment file" "$BIN" search --lo 0.2
 expect 2 "--lo is required" "$BIN" search "$T/known.json"
@@ -140,7 +147,7 @@ expect 2 "--param nope: unknown config key" "$BIN" search "$T/known.json" --lo 0
 expect 2 "--param model: not a numeric config key" "$BIN" search "$T/known.json" --lo 0.2 --param model
 expect 2 "--param trace.generator.requests: the search sets it" "$BIN" search "$T/known.json" --lo 0.2 \
     --param trace.generator.requests
-expect 2 "--lo 1.5: expected an integer" "$BIN" search "$T/known.json" --lo 1.5 --param cluster.colocated
+expect 2 "--lo 1.5: expected an integer" "$BIN" search "$T/known.json" --lo 1.5 --param cluster.decode_max_batch
 expect 2 "--set nope=1: unknown config path" "$BIN" search "$T/known.json" --lo 0.2 --set nope=1 --out "$T/search0"
 expect 2 'unknown.json: $.clustr: unknown key' "$BIN" search "$T/known.json" --lo 0.2 --ref "$T/unknown.json" --out "$T/search0"
 # never bracketed within the probe cap: an error, and nothing written
@@ -284,6 +291,23 @@ expect 2 "doesn't allow an argument" "$BIN" run x.json --quiet=1
 expect 0 "                        (default EXP itself)" "$BIN" search --help
 expect 0 "Exit status: 0 every point ran" "$BIN" sweep --help
 expect 2 "--max-probes 1: expected an integer in [2, 1000]" "$BIN" search x.json --lo 1 --max-probes 1
+
+# The output directory is published whole: a folder holding anything else
+# is refused; a run killed by a signal leaves no directory, and nothing
+# hidden beside it, and exits 128 + the signal.
+mkdir -p "$T/mine" && echo notes >"$T/mine/notes.md"
+expect 2 "holds 'notes.md', which is not a run's output" "$BIN" run "$T/small.json" --out "$T/mine" --force
+[ "$(ls -A "$T/mine")" = notes.md ] && ok || bad "a refused run touched a folder of other files"
+printf '{"trace": {"generator": {"kind": "kimi", "requests": 400000, "rate_rps": 50}}}\n' >"$T/long.json"
+mkdir -p "$T/sig"
+"$BIN" run "$T/long.json" --quiet --out "$T/sig/run" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+st=$?
+[ "$st" = 143 ] && ok || bad "a run killed by SIGTERM exited $st, not 143"
+[ -z "$(ls -A "$T/sig")" ] && ok || bad "a killed run left: $(ls -A "$T/sig")"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

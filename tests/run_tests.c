@@ -160,6 +160,9 @@ int main(void)
         test_compare_suite,
         test_sweep_suite,
         test_opts_suite,
+        test_calib_physics_suite,
+        test_out_suite,
+        test_summary_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

@@ -117,11 +117,13 @@ static void flat_new(flat_t *f, const char *name, const int (*reqs)[3], int n)
     ck_assert_int_eq(sim_net_profile_get("rdma", &f->prof), 0);
     f->m = sim_metrics_new(NULL, 30, 0.1);
     sim_cluster_args_t a = {
-        .hw = ca.hw, .llm = ca.llm, .cost = f->cost, .place = &sim_place_load_balance,
-        .admit = &sim_admit_none, .n_prefill = 1, .n_decode = 1, .decode_max_batch = 256,
-        .vram_reserve_frac = 0.1, .prefill_group = 1, .prefill_chunk_tok = 8192,
-        .net_profile = &f->prof, .nic_bytes_per_s = 100e9, .slo_ttft_ns = 30 * SIM_NS_PER_S,
-        .slo_tbt_ns = SIM_NS_PER_S / 10, .dram_load_bytes_per_s = 128e9,
+        .hw = ca.hw, .llm = ca.llm, .cost = f->cost, .system = &sim_system_pd,
+        .place = &sim_place_load_balance, .admit = &sim_admit_none,
+        .pd = {.n_prefill = 1, .n_decode = 1, .decode_max_batch = 256, .prefill_group = 1,
+               .prefill_chunk_tok = 8192},
+        .pool = {.dram_load_bytes_per_s = 128e9},
+        .net = {.profile = &f->prof, .nic_bytes_per_s = 100e9},
+        .vram_reserve_frac = 0.1, .slo_ttft_ns = 30 * SIM_NS_PER_S, .slo_tbt_ns = SIM_NS_PER_S / 10,
     };
     f->c = sim_cluster_new(&a, f->m, &err);
     ck_assert_ptr_nonnull(f->c);

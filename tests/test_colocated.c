@@ -13,13 +13,34 @@
 
 static sim_config_t cfg;
 
+/* --set assignment on cfg, which must succeed. */
+static void set(const char *assignment)
+{
+    sim_err_t err;
+    ck_assert_msg(sim_config_set(&cfg, assignment, &err) == 0, "%s", err.msg);
+}
+
 static void coloc_config(const char *trace, const char *system, int instances)
 {
+    char a[128];
     sim_config_defaults(&cfg);
     snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", trace);
     cfg.cluster.prefill = cfg.cluster.decode = 0;
-    cfg.cluster.colocated = instances;
-    snprintf(cfg.colocated.system, sizeof cfg.colocated.system, "%s", system);
+    snprintf(a, sizeof a, "system.kind=%s", system);
+    set(a);
+    snprintf(a, sizeof a, "system.params.instances=%d", instances);
+    set(a);
+}
+
+/* The configured system's parameter key, as the effective config has it. */
+static double sys_param(const char *key)
+{
+    json_t *j = sim_config_to_json(&cfg);
+    json_t *v = json_object_get(json_object_get(json_object_get(j, "system"), "params"), key);
+    ck_assert_msg(json_is_number(v), "system.params.%s", key);
+    double x = json_number_value(v);
+    json_decref(j);
+    return x;
 }
 
 /* Run; returns requests.csv (free it) and the summary via *sum. */
@@ -61,7 +82,7 @@ START_TEST(test_prefill_stalls_decodes)
     coloc_config(tests_trace_of("stall.jsonl", two, 2), "vllm", 1);
     char *csv = run_csv("stall", NULL);
     model_cost_t *c = tests_a800_cost();
-    double cpu = cfg.colocated.cpu_per_seq_s;
+    double cpu = sys_param("cpu_per_seq_s");
     ck_assert_double_gt(cpu, 0);
     double t = (double)model_cost_prefill_ns(c, 1000, 0) / 1e9 + cpu;
     int64_t ctx0 = 1001;
@@ -109,7 +130,7 @@ START_TEST(test_chunked_prefill_rereads_kv)
      * growth from 1 to 1 + k*512 tokens of context. */
     ck_assert_double_eq_tol(reread, (double)(model_cost_decode_ns(c, 1, 1 + 7680) - model_cost_decode_ns(c, 1, 1)) / 1e9 * 8, 2e-3);
     model_cost_free(c);
-    double cpu = cfg.colocated.cpu_per_seq_s;
+    double cpu = sys_param("cpu_per_seq_s");
     ck_assert_double_eq_tol(busy[1] - busy[0], reread + (chunks - 1) * cpu, 1e-6 * chunks);
 }
 END_TEST
@@ -124,7 +145,7 @@ START_TEST(test_cpu_overhead_per_sequence)
     double mean[2];
     for (int k = 0; k < 2; k++) {
         coloc_config(tp, "vllm", 1);
-        cfg.colocated.cpu_per_seq_s = k ? 0.001 : 0;
+        set(k ? "system.params.cpu_per_seq_s=0.001" : "system.params.cpu_per_seq_s=0");
         char *csv = run_csv(k ? "cpu1" : "cpu0", NULL);
         mean[k] = csv_field(csv, row_of(csv, 1), 9); /* tbt_mean (0 prefilled alone first) */
         free(csv);
@@ -133,13 +154,13 @@ START_TEST(test_cpu_overhead_per_sequence)
 }
 END_TEST
 
-/* colocated.max_seqs = 1 runs requests one at a time (vLLM's
+/* system.params.max_seqs = 1 runs requests one at a time (vLLM's
  * max_num_seqs): the second waits for the first to finish. */
 START_TEST(test_max_seqs_one_at_a_time)
 {
     static const int pair[][3] = {{0, 4000, 30}, {0, 4000, 30}};
     coloc_config(tests_trace_of("seq1.jsonl", pair, 2), "vllm", 1);
-    cfg.colocated.max_seqs = 1;
+    set("system.params.max_seqs=1");
     char *csv = run_csv("seq1", NULL);
     int r0 = row_of(csv, 0), r1 = row_of(csv, 1);
     double fin0 = csv_field(csv, r0, 13), ttft1 = csv_field(csv, r1, 8);
@@ -178,7 +199,7 @@ START_TEST(test_chunked_prefill_bounds_iterations)
     double last = (double)(model_cost_prefill_ns(c, 8000, 8000 - 511) - model_cost_prefill_fixed_ns(c) +
                            model_cost_kv_read_ns(c, 8000 - 511));
     double bound = ((double)model_cost_decode_ns(c, 2, 1050 + 8001) + fmax(first, last)) / 1e9 +
-                   3 * cfg.colocated.cpu_per_seq_s; /* two decodes and the chunk */
+                   3 * sys_param("cpu_per_seq_s"); /* two decodes and the chunk */
     double whole = (double)model_cost_prefill_ns(c, 8000, 0) / 1e9;
     model_cost_free(c);
     double mx = csv_field(csv, row_of(csv, 0), 11);
@@ -230,7 +251,7 @@ START_TEST(test_prefix_cache_hits)
         char *csv = run_csv(pc ? "pc1" : "pc0", NULL);
         int r1 = row_of(csv, 1);
         ck_assert_double_eq(csv_field(csv, r1, 7), pc ? 7999 : 0);
-        ck_assert_double_eq_tol(csv_field(csv, r1, 8), (pc ? hit : full) + cfg.colocated.cpu_per_seq_s,
+        ck_assert_double_eq_tol(csv_field(csv, r1, 8), (pc ? hit : full) + sys_param("cpu_per_seq_s"),
                                 2e-6);
         free(csv);
     }

@@ -43,13 +43,14 @@ static void world_new_pd(world_t *w, int n_prefill, int n_decode, int global, do
     const char *const sets[] = {thr, "slo_reject=1", NULL};
     w->pp = tests_params(sim_place_kvcentric.params, sets);
     sim_cluster_args_t a = {
-        .hw = ca.hw, .llm = ca.llm, .cost = w->cost, .place = &sim_place_kvcentric,
-        .admit = &sim_admit_none, .n_prefill = n_prefill, .n_decode = n_decode,
-        .decode_max_batch = 256, .vram_reserve_frac = 0.1, .cache_policy = &sim_evict_lru,
-        .dram_blocks = 1000, .ssd_blocks = 0, .dram_load_bytes_per_s = 128e9,
-        .ssd_read_bytes_per_s = 12e9, .prefill_group = 1, .prefill_chunk_tok = 8192,
-        .net_profile = &w->prof, .nic_bytes_per_s = 100e9, .cache_global = global,
-        .place_params = w->pp, .slo_ttft_ns = 30 * SIM_NS_PER_S,
+        .hw = ca.hw, .llm = ca.llm, .cost = w->cost, .system = &sim_system_pd,
+        .place = &sim_place_kvcentric, .place_params = w->pp, .admit = &sim_admit_none,
+        .pd = {.n_prefill = n_prefill, .n_decode = n_decode, .decode_max_batch = 256,
+               .prefill_group = 1, .prefill_chunk_tok = 8192},
+        .pool = {.policy = &sim_evict_lru, .dram_blocks = 1000, .ssd_blocks = 0,
+                 .dram_load_bytes_per_s = 128e9, .ssd_read_bytes_per_s = 12e9},
+        .net = {.profile = &w->prof, .nic_bytes_per_s = 100e9},
+        .vram_reserve_frac = 0.1, .cache_global = global, .slo_ttft_ns = 30 * SIM_NS_PER_S,
         .slo_tbt_ns = SIM_NS_PER_S / 10,
     };
     w->c = sim_cluster_new(&a, w->m, &err);

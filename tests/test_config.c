@@ -7,6 +7,7 @@
 
 #include "sim/config.h"
 #include "sim/jsonx.h"
+#include "sim/system.h"
 
 static sim_config_t cfg;
 
@@ -61,10 +62,11 @@ START_TEST(test_located_errors)
                "range.json: $.cluster.decode: 5000 is out of range [0, 4096]");
     EXPECT_ERR("nodec.json", "{\"cluster\": {\"decode\": 0}, \"trace\": {\"path\": \"a\"}}",
                "nodec.json: $.cluster: need at least one prefill and one decode instance");
-    EXPECT_ERR("mixed.json", "{\"cluster\": {\"colocated\": 4}, \"trace\": {\"path\": \"a\"}}",
-               "mixed.json: $.cluster: with colocated instances set prefill and decode to 0");
-    EXPECT_ERR("sys.json", "{\"colocated\": {\"system\": \"sglang\"}, \"trace\": {\"path\": \"a\"}}",
-               "sys.json: $.colocated.system: unknown system 'sglang' (valid: vllm, vllm_pc, vllm_cp)");
+    EXPECT_ERR("mixed.json", "{\"system\": {\"kind\": \"vllm\"}, \"trace\": {\"path\": \"a\"}}",
+               "mixed.json: $.cluster: system vllm runs its own instances "
+               "(system.params.instances): set prefill and decode to 0");
+    EXPECT_ERR("sys.json", "{\"system\": {\"kind\": \"sglang\"}, \"trace\": {\"path\": \"a\"}}",
+               "sys.json: $.system.kind: unknown system 'sglang' (valid: pd, vllm, vllm_pc, vllm_cp)");
     EXPECT_ERR("obj.json", "{\"cluster\": 3}", "obj.json: $.cluster: expected an object");
     EXPECT_ERR("leaf.json", "{\"slo\": {\"ttft_s\": {}}}", "leaf.json: $.slo.ttft_s: expected a number");
     EXPECT_ERR("arr.json", "[1]", "arr.json: $: expected an object");
@@ -166,6 +168,7 @@ START_TEST(test_round_trip)
     json_decref(ja);
     json_decref(jb);
     ck_assert_int_eq(b.scheduler.params.n, 3);
+    a.system.params = b.system.params;
     a.scheduler.params = b.scheduler.params;
     a.admission.params = b.admission.params;
     ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
@@ -233,6 +236,99 @@ START_TEST(test_plugin_params)
 }
 END_TEST
 
+/* Serving systems: system.kind picks one, system.params is checked against
+ * its own table (chunk_tokens only on vllm_cp, prefill_tokens not on it,
+ * none on pd); the colocated systems take no prefill or decode instances
+ * and no admission control; the former colocated keys name their new
+ * place. */
+START_TEST(test_system_params)
+{
+    static const char base[] = "\"trace\": {\"path\": \"a\"}, \"cluster\": {\"prefill\": 0, "
+                               "\"decode\": 0}";
+    char text[1024];
+#define SYS(body) (snprintf(text, sizeof text, "{%s, %s}", base, body), text)
+    sim_err_t err;
+    ck_assert_msg(load_text("s0.json", SYS("\"system\": {\"kind\": \"vllm_cp\", \"params\": "
+                                           "{\"instances\": 4, \"chunk_tokens\": 256}}"), &err) == 0,
+                  "%s", err.msg);
+    EXPECT_ERR("s1.json",
+               SYS("\"system\": {\"kind\": \"vllm\", \"params\": {\"chunk_tokens\": 256}}"),
+               "s1.json: $.system.params.chunk_tokens: not a parameter of system 'vllm' (its "
+               "parameters: instances, routing, max_seqs, cpu_per_seq_s, cpu_per_step_s, "
+               "prefill_tokens)");
+    EXPECT_ERR("s2.json", SYS("\"system\": {\"kind\": \"vllm_cp\", \"params\": "
+                              "{\"prefill_tokens\": 8192}}"),
+               "s2.json: $.system.params.prefill_tokens: not a parameter of system 'vllm_cp'");
+    EXPECT_ERR("s3.json",
+               "{\"trace\": {\"path\": \"a\"}, \"system\": {\"params\": {\"instances\": 4}}}",
+               "s3.json: $.system.params.instances: not a parameter of system 'pd' (its "
+               "parameters: none)");
+    EXPECT_ERR("s4.json",
+               SYS("\"system\": {\"kind\": \"vllm_pc\", \"params\": {\"routing\": \"random\"}}"),
+               "$.system.params.routing: unknown value 'random' (valid: least_loaded, round_robin)");
+    EXPECT_ERR("s5.json",
+               SYS("\"system\": {\"kind\": \"vllm\"}, \"admission\": {\"policy\": \"early\"}"),
+               "s5.json: $.admission.policy: admission control needs prefill and decode instances "
+               "(system pd; this config runs vllm)");
+    EXPECT_ERR("s6.json", "{\"trace\": {\"path\": \"a\"}, \"cluster\": {\"prefill\": 0}}",
+               "s6.json: $.cluster: need at least one prefill and one decode instance (system pd)");
+    /* the former keys, in a file and by --set */
+    EXPECT_ERR("m1.json", SYS("\"colocated\": {\"system\": \"vllm_pc\"}"),
+               "m1.json: $.colocated.system: now system.kind, the serving system");
+    EXPECT_ERR("m2.json", "{\"cluster\": {\"colocated\": 4}}",
+               "m2.json: $.cluster.colocated: now system.params.instances");
+    EXPECT_ERR("m3.json", SYS("\"colocated\": {\"chunk_tokens\": 256}"),
+               "m3.json: $.colocated.chunk_tokens: now system.params.chunk_tokens, a parameter of "
+               "the chosen system (vllm_cp)");
+    EXPECT_ERR("m4.json", SYS("\"colocated\": {\"turbo\": 1}"),
+               "m4.json: $.colocated.turbo: unknown key (valid here: none)");
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "colocated.routing=round_robin", &err), -1);
+    ck_assert_msg(strstr(err.msg, "--set colocated.routing=round_robin: now system.params.routing, "
+                                  "a parameter of the chosen system"), "%s", err.msg);
+    ck_assert_int_eq(sim_config_type("system.kind"), SIM_CFG_STRING);
+    ck_assert_int_eq(sim_config_type("system.params.max_seqs"), SIM_CFG_PARAM);
+    ck_assert_int_eq(sim_config_type("colocated.max_seqs"), SIM_CFG_NONE);
+    char names[256];
+    sim_system_names(names, sizeof names);
+    ck_assert_str_eq(names, "pd, vllm, vllm_pc, vllm_cp");
+#undef SYS
+}
+END_TEST
+
+/* The effective config's shape for the serving system: "system" right
+ * after "hardware", holding "kind" and every parameter of that system in
+ * its table's order; no "colocated" object and no cluster.colocated. */
+START_TEST(test_system_config_shape)
+{
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    const char *sets[] = {"system.kind=vllm_cp", "system.params.instances=2",
+                          "system.params.chunk_tokens=1024", "system.params.routing=round_robin",
+                          "cluster.prefill=0", "cluster.decode=0"};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        ck_assert_msg(sim_config_set(&cfg, sets[i], &err) == 0, "%s", err.msg);
+    json_t *j = sim_config_to_json(&cfg);
+    char *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    ck_assert_msg(strstr(text, "\"hardware\":\"a800x8\",\"system\":{\"kind\":\"vllm_cp\",\"params\":"
+                               "{\"instances\":2,\"routing\":\"round_robin\",\"max_seqs\":256,"
+                               "\"cpu_per_seq_s\":0.00015,\"cpu_per_step_s\":0.0,"
+                               "\"chunk_tokens\":1024}},\"cluster\":{\"prefill\":0,\"decode\":0,"
+                               "\"inline_prefill\":1,") != NULL,
+                  "%s", text);
+    ck_assert_ptr_null(json_object_get(j, "colocated"));
+    ck_assert_ptr_null(json_object_get(json_object_get(j, "cluster"), "colocated"));
+    free(text); /* json_dumps: jansson's allocator */
+    json_decref(j);
+    sim_config_defaults(&cfg);
+    j = sim_config_to_json(&cfg);
+    text = json_dumps(json_object_get(j, "system"), JSON_COMPACT);
+    ck_assert_str_eq(text, "{\"kind\":\"pd\",\"params\":{}}");
+    free(text);
+    json_decref(j);
+}
+END_TEST
+
 Suite *test_config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -244,6 +340,8 @@ Suite *test_config_suite(void)
     tcase_add_test(tc, test_expand);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_plugin_params);
+    tcase_add_test(tc, test_system_params);
+    tcase_add_test(tc, test_system_config_shape);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -152,8 +152,10 @@ static void known_config(sim_config_t *c)
     sim_config_defaults(c);
     snprintf(c->name, sizeof c->name, "known");
     c->cluster.prefill = c->cluster.decode = 0;
-    c->cluster.colocated = 1;
-    c->colocated.prefill_tokens = 8192;
+    sim_err_t err;
+    ck_assert_int_eq(sim_config_set(c, "system.kind=vllm", &err), 0);
+    ck_assert_int_eq(sim_config_set(c, "system.params.instances=1", &err), 0);
+    ck_assert_int_eq(sim_config_set(c, "system.params.prefill_tokens=8192", &err), 0);
     c->metrics.interval_s = 0;
     trace_gen_params_t *g = &c->trace.generator;
     snprintf(g->kind, sizeof g->kind, "kimi");

@@ -22,6 +22,9 @@ Suite *test_search_suite(void);
 Suite *test_compare_suite(void);
 Suite *test_sweep_suite(void);
 Suite *test_opts_suite(void);
+Suite *test_calib_physics_suite(void);
+Suite *test_out_suite(void);
+Suite *test_summary_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */

@@ -64,6 +64,108 @@ static int get_len(const cJSON *obj, const char *name, int64_t max, int64_t *v,
     return 0;
 }
 
+/* The record's "timestamp" (ms) as ns into *ns: present, a number, within
+ * [0, MC_MAX_TS_MS] and not before prev_ns (the previous record's). 0, or
+ * -1 with err at path:line. */
+static int get_timestamp(const cJSON *obj, sim_time_t prev_ns, sim_time_t *ns, const char *path,
+                         long long line, sim_err_t *err)
+{
+    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(obj, "timestamp");
+    if (!ts)
+        return sim_errf(err, "%s:%lld: missing field 'timestamp'", path, line);
+    if (!cJSON_IsNumber(ts))
+        return sim_errf(err, "%s:%lld: field 'timestamp' must be a number (ms)", path, line);
+    double ms = ts->valuedouble;
+    if (ms < 0)
+        return sim_errf(err, "%s:%lld: field 'timestamp' is negative (%.15g ms)", path, line, ms);
+    if (ms > MC_MAX_TS_MS)
+        return sim_errf(err, "%s:%lld: field 'timestamp' is absurd (%.15g ms)", path, line, ms);
+    *ns = (sim_time_t)llround(ms * 1e6);
+    if (*ns < prev_ns)
+        return sim_errf(err,
+                        "%s:%lld: field 'timestamp' goes back in time (%.15g ms < previous %.15g ms)",
+                        path, line, ms, (double)prev_ns / 1e6);
+    return 0;
+}
+
+/* One hash id as a block id into *v: a non-negative integer below 2^53
+ * (n is its index, for messages). 0, or -1 with err at path:line. */
+static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long long line,
+                  sim_err_t *err)
+{
+    if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble))
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer", path, line, n);
+    if (id->valuedouble < 0)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is negative (%.15g)", path, line, n,
+                        id->valuedouble);
+    /* At 2^53 and above a double no longer holds every integer: 2^53 + 1
+     * arrives as 2^53, so two different ids would become one. */
+    if (id->valuedouble >= MC_MAX_EXACT)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.17g >= 2^53)", path, line, n,
+                        id->valuedouble);
+    *v = (uint64_t)id->valuedouble;
+    return 0;
+}
+
+/* The record's "hash_ids" into s->blocks, *n_out of them: an array of
+ * exactly ceil(in_tok / TRACE_BLOCK_TOK) valid ids (every id is checked
+ * before the count). 0, or -1 with err at path:line. */
+static int get_blocks(mc_state_t *s, const cJSON *obj, int64_t in_tok, uint32_t *n_out,
+                      const char *path, long long line, sim_err_t *err)
+{
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(obj, "hash_ids");
+    if (!ids)
+        return sim_errf(err, "%s:%lld: missing field 'hash_ids'", path, line);
+    if (!cJSON_IsArray(ids))
+        return sim_errf(err, "%s:%lld: field 'hash_ids' must be an array", path, line);
+    size_t want = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    size_t n = 0;
+    const cJSON *id;
+    cJSON_ArrayForEach(id, ids) {
+        uint64_t v = 0;
+        if (get_id(id, n, &v, path, line, err) != 0)
+            return -1;
+        if (n < want) {
+            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
+                     "mooncake.blocks");
+            s->blocks[n] = v;
+        }
+        n++;
+    }
+    if (n != want)
+        return sim_errf(err,
+                        "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %d)",
+                        path, line, n, want, (long long)in_tok, (int)TRACE_BLOCK_TOK);
+    *n_out = (uint32_t)n;
+    return 0;
+}
+
+/* The request of one parsed record into *out (its blocks borrowed from
+ * s until the next record). 0, or -1 with err at path:line on the first
+ * invalid field, checked in record order. */
+static int mc_record(mc_state_t *s, const cJSON *obj, trace_req_t *out, const char *path,
+                     long long line, sim_err_t *err)
+{
+    if (!cJSON_IsObject(obj))
+        return sim_errf(err, "%s:%lld: expected a JSON object", path, line);
+    sim_time_t ns = 0;
+    int64_t in_tok, out_tok;
+    uint32_t n = 0;
+    if (get_timestamp(obj, s->prev_ns, &ns, path, line, err) != 0 ||
+        get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
+        get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
+        get_blocks(s, obj, in_tok, &n, path, line, err) != 0)
+        return -1;
+    s->prev_ns = ns;
+    out->arrival_ns = ns;
+    out->input_tok = in_tok;
+    out->output_tok = out_tok;
+    out->n_blocks = n;
+    out->blocks = s->blocks;
+    out->record = line;
+    return 0;
+}
+
 static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
 {
     mc_state_t *s = state;
@@ -81,89 +183,7 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
         long long col = end ? (long long)(end - text) + 1 : 1;
         return sim_errf(err, "%s:%lld: bad JSON (column %lld)", path, line, col);
     }
-    rc = TRACE_ERR;
-    if (!cJSON_IsObject(obj)) {
-        sim_errf(err, "%s:%lld: expected a JSON object", path, line);
-        goto done;
-    }
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(obj, "timestamp");
-    if (!ts) {
-        sim_errf(err, "%s:%lld: missing field 'timestamp'", path, line);
-        goto done;
-    }
-    if (!cJSON_IsNumber(ts)) {
-        sim_errf(err, "%s:%lld: field 'timestamp' must be a number (ms)", path, line);
-        goto done;
-    }
-    double ms = ts->valuedouble;
-    if (ms < 0) {
-        sim_errf(err, "%s:%lld: field 'timestamp' is negative (%.15g ms)", path, line, ms);
-        goto done;
-    }
-    if (ms > MC_MAX_TS_MS) {
-        sim_errf(err, "%s:%lld: field 'timestamp' is absurd (%.15g ms)", path, line, ms);
-        goto done;
-    }
-    sim_time_t ns = (sim_time_t)llround(ms * 1e6);
-    if (ns < s->prev_ns) {
-        sim_errf(err, "%s:%lld: field 'timestamp' goes back in time (%.15g ms < previous %.15g ms)",
-                 path, line, ms, (double)s->prev_ns / 1e6);
-        goto done;
-    }
-    int64_t in_tok, out_tok;
-    if (get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
-        get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0)
-        goto done;
-    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(obj, "hash_ids");
-    if (!ids) {
-        sim_errf(err, "%s:%lld: missing field 'hash_ids'", path, line);
-        goto done;
-    }
-    if (!cJSON_IsArray(ids)) {
-        sim_errf(err, "%s:%lld: field 'hash_ids' must be an array", path, line);
-        goto done;
-    }
-    size_t want = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
-    size_t n = 0;
-    const cJSON *id;
-    cJSON_ArrayForEach(id, ids) {
-        if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble)) {
-            sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer", path, line, n);
-            goto done;
-        }
-        if (id->valuedouble < 0) {
-            sim_errf(err, "%s:%lld: hash_ids[%zu] is negative (%.15g)", path, line, n,
-                     id->valuedouble);
-            goto done;
-        }
-        /* At 2^53 and above a double no longer holds every integer: 2^53 + 1
-         * arrives as 2^53, so two different ids would become one. */
-        if (id->valuedouble >= MC_MAX_EXACT) {
-            sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.17g >= 2^53)", path, line, n,
-                     id->valuedouble);
-            goto done;
-        }
-        if (n < want) {
-            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
-                     "mooncake.blocks");
-            s->blocks[n] = (uint64_t)id->valuedouble;
-        }
-        n++;
-    }
-    if (n != want) {
-        sim_errf(err, "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %d)",
-                 path, line, n, want, (long long)in_tok, (int)TRACE_BLOCK_TOK);
-        goto done;
-    }
-    s->prev_ns = ns;
-    out->arrival_ns = ns;
-    out->input_tok = in_tok;
-    out->output_tok = out_tok;
-    out->n_blocks = (uint32_t)n;
-    out->blocks = s->blocks;
-    out->record = line;
-    rc = TRACE_OK;
-done:
+    rc = mc_record(s, obj, out, path, line, err) == 0 ? TRACE_OK : TRACE_ERR;
     cJSON_Delete(obj);
     return rc;
 }

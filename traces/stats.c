@@ -34,77 +34,108 @@ static int64_t pctl(const int64_t *v, size_t n, unsigned pct)
     return v[rank ? rank - 1 : 0];
 }
 
-int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
-{
-    int rc = -1;
-    int64_t *in = NULL, *outl = NULL;
-    size_t cap_in = 0, cap_out = 0, n = 0;
+/* What trace_stats keeps of the stream: every request's lengths (sorted
+ * at the end, for exact percentiles), the requests using each block id,
+ * and running sums. */
+typedef struct stats_acc {
+    int64_t *in, *out; /* input and output tokens per request */
+    size_t cap_in, cap_out, n;
     sim_hmap_t refs; /* block id -> requests using it */
-    sim_hmap_init(&refs);
-    json_t *obj = NULL;
-    trace_t *t = trace_open(args, err);
-    if (!t)
-        return -1;
-    uint64_t total_blocks = 0;
-    double sum_in = 0, sum_out = 0, ideal_hit = 0;
-    sim_time_t first_ns = 0, last_ns = 0;
-    trace_req_t r;
-    int st;
-    while ((st = trace_next(t, &r, err)) == TRACE_OK) {
-        sim_grow((void **)&in, &cap_in, n + 1, sizeof *in, "trace_stats.input");
-        sim_grow((void **)&outl, &cap_out, n + 1, sizeof *outl, "trace_stats.output");
-        in[n] = r.input_tok;
-        outl[n] = r.output_tok;
-        if (n == 0)
-            first_ns = r.arrival_ns;
-        last_ns = r.arrival_ns;
-        n++;
-        sum_in += (double)r.input_tok;
-        sum_out += (double)r.output_tok;
-        total_blocks += r.n_blocks;
-        /* An unlimited pool hits the leading blocks seen before. */
-        uint32_t lead = 0;
-        while (lead < r.n_blocks && sim_hmap_get(&refs, r.blocks[lead]))
-            lead++;
-        ideal_hit += (double)SIM_MIN((int64_t)lead * TRACE_BLOCK_TOK, r.input_tok);
-        for (uint32_t i = 0; i < r.n_blocks; i++)
-            (*sim_hmap_upsert(&refs, r.blocks[i], 0, NULL))++;
-    }
-    if (st == TRACE_ERR)
-        goto done;
-    if (n > 0) {
-        qsort(in, n, sizeof *in, cmp_i64);
-        qsort(outl, n, sizeof *outl, cmp_i64);
-    }
-    double span_s = (double)(last_ns - first_ns) / 1e9;
-    double dn = n ? (double)n : 1.0;
-    obj = json_object();
-    json_object_set_new(obj, "requests", json_integer((json_int_t)n));
-    json_object_set_new(obj, "span_s", json_real(span_s));
-    json_object_set_new(obj, "mean_rate_rps", json_real(span_s > 0 ? (double)n / span_s : 0.0));
-    json_object_set_new(obj, "mean_input", json_real(sum_in / dn));
-    json_object_set_new(obj, "p50_input", json_integer(pctl(in, n, 50)));
-    json_object_set_new(obj, "p99_input", json_integer(pctl(in, n, 99)));
-    json_object_set_new(obj, "max_input", json_integer(n ? in[n - 1] : 0));
-    json_object_set_new(obj, "mean_output", json_real(sum_out / dn));
-    json_object_set_new(obj, "p50_output", json_integer(pctl(outl, n, 50)));
-    json_object_set_new(obj, "p99_output", json_integer(pctl(outl, n, 99)));
-    json_object_set_new(obj, "max_output", json_integer(n ? outl[n - 1] : 0));
-    json_object_set_new(obj, "total_blocks", json_integer((json_int_t)total_blocks));
+    uint64_t total_blocks;
+    double sum_in, sum_out;
+    double ideal_hit; /* tokens an unlimited pool would have served */
+    sim_time_t first_ns, last_ns;
+} stats_acc_t;
+
+/* Account one request r: its lengths, arrival and blocks, and the
+ * leading blocks an unlimited pool would already hold. O(blocks). */
+static void stats_add(stats_acc_t *a, const trace_req_t *r)
+{
+    sim_grow((void **)&a->in, &a->cap_in, a->n + 1, sizeof *a->in, "trace_stats.input");
+    sim_grow((void **)&a->out, &a->cap_out, a->n + 1, sizeof *a->out, "trace_stats.output");
+    a->in[a->n] = r->input_tok;
+    a->out[a->n] = r->output_tok;
+    if (a->n == 0)
+        a->first_ns = r->arrival_ns;
+    a->last_ns = r->arrival_ns;
+    a->n++;
+    a->sum_in += (double)r->input_tok;
+    a->sum_out += (double)r->output_tok;
+    a->total_blocks += r->n_blocks;
+    /* An unlimited pool hits the leading blocks seen before. */
+    uint32_t lead = 0;
+    while (lead < r->n_blocks && sim_hmap_get(&a->refs, r->blocks[lead]))
+        lead++;
+    a->ideal_hit += (double)SIM_MIN((int64_t)lead * TRACE_BLOCK_TOK, r->input_tok);
+    for (uint32_t i = 0; i < r->n_blocks; i++)
+        (*sim_hmap_upsert(&a->refs, r->blocks[i], 0, NULL))++;
+}
+
+/* The block statistics into o: distinct blocks, reuse, the share used by
+ * one request only, the most requests on one block, the ideal hit rate. */
+static void stats_blocks_json(const stats_acc_t *a, json_t *o)
+{
     size_t it = 0, once = 0;
     uint64_t id;
     uint32_t cnt, max_refs = 0;
-    while (sim_hmap_next(&refs, &it, &id, &cnt)) {
+    while (sim_hmap_next(&a->refs, &it, &id, &cnt)) {
         once += cnt == 1;
         max_refs = SIM_MAX(max_refs, cnt);
     }
-    json_object_set_new(obj, "unique_blocks", json_integer((json_int_t)refs.n));
-    json_object_set_new(obj, "block_reuse",
-                        json_real(total_blocks ? 1.0 - (double)refs.n / (double)total_blocks : 0.0));
-    json_object_set_new(obj, "blocks_used_once_share",
-                        json_real(refs.n ? (double)once / (double)refs.n : 0.0));
-    json_object_set_new(obj, "max_block_refs", json_integer(max_refs));
-    json_object_set_new(obj, "ideal_hit_rate_tokens", json_real(sum_in > 0 ? ideal_hit / sum_in : 0.0));
+    size_t uniq = a->refs.n;
+    json_object_set_new(o, "unique_blocks", json_integer((json_int_t)uniq));
+    json_object_set_new(o, "block_reuse",
+                        json_real(a->total_blocks ? 1.0 - (double)uniq / (double)a->total_blocks
+                                                  : 0.0));
+    json_object_set_new(o, "blocks_used_once_share",
+                        json_real(uniq ? (double)once / (double)uniq : 0.0));
+    json_object_set_new(o, "max_block_refs", json_integer(max_refs));
+    json_object_set_new(o, "ideal_hit_rate_tokens",
+                        json_real(a->sum_in > 0 ? a->ideal_hit / a->sum_in : 0.0));
+}
+
+/* The summary of the whole stream; sorts a's lengths. New reference. */
+static json_t *stats_json(stats_acc_t *a)
+{
+    size_t n = a->n;
+    if (n > 0) {
+        qsort(a->in, n, sizeof *a->in, cmp_i64);
+        qsort(a->out, n, sizeof *a->out, cmp_i64);
+    }
+    double span_s = (double)(a->last_ns - a->first_ns) / 1e9;
+    double dn = n ? (double)n : 1.0;
+    json_t *obj = json_object();
+    json_object_set_new(obj, "requests", json_integer((json_int_t)n));
+    json_object_set_new(obj, "span_s", json_real(span_s));
+    json_object_set_new(obj, "mean_rate_rps", json_real(span_s > 0 ? (double)n / span_s : 0.0));
+    json_object_set_new(obj, "mean_input", json_real(a->sum_in / dn));
+    json_object_set_new(obj, "p50_input", json_integer(pctl(a->in, n, 50)));
+    json_object_set_new(obj, "p99_input", json_integer(pctl(a->in, n, 99)));
+    json_object_set_new(obj, "max_input", json_integer(n ? a->in[n - 1] : 0));
+    json_object_set_new(obj, "mean_output", json_real(a->sum_out / dn));
+    json_object_set_new(obj, "p50_output", json_integer(pctl(a->out, n, 50)));
+    json_object_set_new(obj, "p99_output", json_integer(pctl(a->out, n, 99)));
+    json_object_set_new(obj, "max_output", json_integer(n ? a->out[n - 1] : 0));
+    json_object_set_new(obj, "total_blocks", json_integer((json_int_t)a->total_blocks));
+    stats_blocks_json(a, obj);
+    return obj;
+}
+
+int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
+{
+    trace_t *t = trace_open(args, err);
+    if (!t)
+        return -1;
+    stats_acc_t a = {0};
+    sim_hmap_init(&a.refs);
+    json_t *obj = NULL;
+    trace_req_t r;
+    int st, rc = -1;
+    while ((st = trace_next(t, &r, err)) == TRACE_OK)
+        stats_add(&a, &r);
+    if (st == TRACE_ERR)
+        goto done;
+    obj = stats_json(&a);
     if (sim_json_write(out, obj) != 0) {
         sim_errf(err, "trace stats: cannot write the output");
         goto done;
@@ -112,9 +143,9 @@ int trace_stats(const trace_open_args_t *args, FILE *out, sim_err_t *err)
     rc = 0;
 done:
     json_decref(obj);
-    sim_hmap_free(&refs);
-    sim_free(in);
-    sim_free(outl);
+    sim_hmap_free(&a.refs);
+    sim_free(a.in);
+    sim_free(a.out);
     trace_close(t);
     return rc;
 }

@@ -386,7 +386,16 @@ static int parse_sizes(const char *s, size_t *out)
     return n;
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed. */
+typedef struct args {
+    size_t sizes[MAX_SIZES];
+    int nsizes, server, iters, iters_set;
+    const char *host, *port, *dev, *out;
+} args_t;
+
+/* Parse argv into *a (defaults first). -1 to go on, else the status to
+ * exit with: 0 after --help, 2 for a bad command line (said on stderr). */
+static int parse_args(int argc, char **argv, args_t *a)
 {
     static const struct option opts[] = {
         {"server", no_argument, NULL, 'S'}, {"client", required_argument, NULL, 'c'},
@@ -394,27 +403,26 @@ int main(int argc, char **argv)
         {"sizes", required_argument, NULL, 's'}, {"iters", required_argument, NULL, 'n'},
         {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    size_t sizes[MAX_SIZES] = {4096, 65536, 1u << 20, 16u << 20, 128u << 20, 1u << 30};
-    int nsizes = 6, server = 0, iters = 20, iters_set = 0, opt;
-    const char *host = NULL, *port = DEFAULT_PORT, *dev = NULL, *out = NULL;
-
+    *a = (args_t){.sizes = {4096, 65536, 1u << 20, 16u << 20, 128u << 20, 1u << 30},
+                  .nsizes = 6, .iters = 20, .port = DEFAULT_PORT};
+    int opt;
     while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (opt) {
-        case 'S': server = 1; break;
-        case 'c': host = optarg; break;
-        case 'p': port = optarg; break;
-        case 'd': dev = optarg; break;
-        case 'o': out = optarg; break;
+        case 'S': a->server = 1; break;
+        case 'c': a->host = optarg; break;
+        case 'p': a->port = optarg; break;
+        case 'd': a->dev = optarg; break;
+        case 'o': a->out = optarg; break;
         case 'h': usage(stdout); return 0;
         case 's':
-            if ((nsizes = parse_sizes(optarg, sizes)) <= 0) {
+            if ((a->nsizes = parse_sizes(optarg, a->sizes)) <= 0) {
                 fprintf(stderr, PROG ": bad --sizes '%s'\n", optarg);
                 return 2;
             }
             break;
         case 'n':
-            iters_set = 1;
-            if ((iters = atoi(optarg)) < 1) {
+            a->iters_set = 1;
+            if ((a->iters = atoi(optarg)) < 1) {
                 fprintf(stderr, PROG ": bad --iters '%s'\n", optarg);
                 return 2;
             }
@@ -422,68 +430,99 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind != argc || server == (host != NULL) || (!server && !out)) {
+    if (optind != argc || a->server == (a->host != NULL) || (!a->server && !a->out)) {
         usage(stderr);
         return 2;
     }
+    return -1;
+}
 
-    rdma_t r;
+/* The server: wait for one client on port, expose a buffer of the size it
+ * asks for to its WRITEs, and return once it says it is done. */
+static void serve(rdma_t *r, const char *port)
+{
     peer_t me, peer;
-    memset(&r, 0, sizeof r);
-    signal(SIGPIPE, SIG_IGN); /* a vanished peer shows up as a write error */
-    rdma_find(&r, dev);
+    int fd = tcp_open(NULL, port, 1);
+    recv_peer(fd, &peer);
+    rdma_setup(r, (size_t)peer.size, &me);
+    rdma_connect(r, &me, &peer);
+    send_peer(fd, &me); /* only once this side is RTR */
+    char done;
+    xfer(fd, &done, 1, 0);
+    fprintf(stderr, PROG ": client finished; exiting\n");
+    close(fd);
+}
 
-    if (server) {
-        int fd = tcp_open(NULL, port, 1);
-        recv_peer(fd, &peer);
-        rdma_setup(&r, (size_t)peer.size, &me);
-        rdma_connect(&r, &me, &peer);
-        send_peer(fd, &me); /* only once this side is RTR */
-        char done;
-        xfer(fd, &done, 1, 0);
-        fprintf(stderr, PROG ": client finished; exiting\n");
-        close(fd);
-        rdma_free(&r);
-        return 0;
+/* med[i] = the median seconds of a->sizes[i]'s timed WRITEs to peer (after
+ * one warm-up each: --iters of them, by default 5 for sizes of 128 MB
+ * and up), with one table row per size on stdout as it is measured. */
+static void measure(rdma_t *r, const peer_t *peer, const args_t *a, double *med)
+{
+    double *t = malloc((size_t)(a->iters > 5 ? a->iters : 5) * sizeof *t);
+    if (!t)
+        die("malloc", errno);
+    printf("%-12s %6s %14s %12s\n", "bytes", "iters", "median_s", "GB/s");
+    for (int i = 0; i < a->nsizes; i++) {
+        size_t bytes = a->sizes[i];
+        int n = a->iters_set ? a->iters : (bytes >= (128u << 20) ? 5 : a->iters);
+        rdma_write_once(r, peer, bytes); /* warm-up */
+        for (int k = 0; k < n; k++)
+            t[k] = rdma_write_once(r, peer, bytes);
+        qsort(t, (size_t)n, sizeof t[0], cmp_double);
+        med[i] = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+        printf("%-12zu %6d %14.9f %12.3f\n", bytes, n, med[i], (double)bytes / med[i] / 1e9);
+        fflush(stdout);
     }
+    free(t);
+}
 
+/* The client: a buffer as large as the largest size, the QP exchange with
+ * the server at a->host, the measurements, then the server released and
+ * a->out written. Exits 1 when a size exceeds the port's or the server's
+ * limit. */
+static void run_client(rdma_t *r, const args_t *a)
+{
+    peer_t me, peer;
     size_t maxb = 0;
-    for (int i = 0; i < nsizes; i++)
-        maxb = sizes[i] > maxb ? sizes[i] : maxb;
-    rdma_setup(&r, maxb, &me);
-    if (maxb > r.port.max_msg_sz) {
-        fprintf(stderr, PROG ": %zu bytes exceeds the port's max message size %u\n", maxb, r.port.max_msg_sz);
+    for (int i = 0; i < a->nsizes; i++)
+        maxb = a->sizes[i] > maxb ? a->sizes[i] : maxb;
+    rdma_setup(r, maxb, &me);
+    if (maxb > r->port.max_msg_sz) {
+        fprintf(stderr, PROG ": %zu bytes exceeds the port's max message size %u\n", maxb, r->port.max_msg_sz);
         exit(1);
     }
-    int fd = tcp_open(host, port, 0);
+    int fd = tcp_open(a->host, a->port, 0);
     send_peer(fd, &me);
     recv_peer(fd, &peer);
     if (peer.size < (uint64_t)maxb) {
         fprintf(stderr, PROG ": server buffer %llu bytes < %zu\n", (unsigned long long)peer.size, maxb);
         exit(1);
     }
-    rdma_connect(&r, &me, &peer);
-
-    double med[MAX_SIZES], *t = malloc((size_t)(iters > 5 ? iters : 5) * sizeof *t);
-    if (!t)
-        die("malloc", errno);
-    printf("%-12s %6s %14s %12s\n", "bytes", "iters", "median_s", "GB/s");
-    for (int i = 0; i < nsizes; i++) {
-        int n = iters_set ? iters : (sizes[i] >= (128u << 20) ? 5 : iters);
-        rdma_write_once(&r, &peer, sizes[i]); /* warm-up */
-        for (int k = 0; k < n; k++)
-            t[k] = rdma_write_once(&r, &peer, sizes[i]);
-        qsort(t, (size_t)n, sizeof t[0], cmp_double);
-        med[i] = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-        printf("%-12zu %6d %14.9f %12.3f\n", sizes[i], n, med[i], (double)sizes[i] / med[i] / 1e9);
-        fflush(stdout);
-    }
+    rdma_connect(r, &me, &peer);
+    double med[MAX_SIZES];
+    measure(r, &peer, a, med);
     char done = 'X';
     xfer(fd, &done, 1, 1);
     close(fd);
-    write_json(out, host, r.name, port_bytes_per_s(&r.port), sizes, med, nsizes);
-    free(t);
+    write_json(a->out, a->host, r->name, port_bytes_per_s(&r->port), a->sizes, med, a->nsizes);
+}
+
+int main(int argc, char **argv)
+{
+    args_t a;
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    rdma_t r;
+    memset(&r, 0, sizeof r);
+    signal(SIGPIPE, SIG_IGN); /* a vanished peer shows up as a write error */
+    rdma_find(&r, a.dev);
+    if (a.server) {
+        serve(&r, a.port);
+    } else {
+        run_client(&r, &a);
+        fprintf(stderr, PROG ": wrote %s\n", a.out);
+    }
     rdma_free(&r);
-    fprintf(stderr, PROG ": wrote %s\n", out);
     return 0;
 }

@@ -12,7 +12,7 @@ trace_file conversation_trace >/dev/null
 EXP="$ROOT/experiments/arxiv/fig13_real.json"
 "$BIN" run "$EXP" --quiet --out "$W/mooncake"
 "$BIN" run "$EXP" --quiet --out "$W/vllm" --set cluster.prefill=0 --set cluster.decode=0 \
-    --set cluster.colocated=20
+    --set system.kind=vllm --set system.params.instances=20
 # sorted REQUESTS.CSV COLUMN: COLUMN of the completed requests, ascending
 sorted() { col "$1" status "$2" | awk -F, '$1 == "completed" { print $2 }' | sort -g; }
 echo "system,metric,value_s,cdf" >"$OUT/fig13_real_cdf.csv"

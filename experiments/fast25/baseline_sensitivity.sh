@@ -29,7 +29,7 @@ cap_split() {
         END { printf "%.4f,%.4f", (n[0] ? ok[0] / n[0] : 0), (n[1] ? ok[1] / n[1] : 0) }'
 }
 echo "trace,system,mean_batch,stalls_per_request,stall_s_mean,stalled_share,capacity_0.1,capacity_no_stall,capacity_stalled" >"$W/stalls.csv"
-points "$W/stalls" colocated.system decode.mean_batch decode.stalls_per_request decode.stall_s_mean decode.stalled_share |
+points "$W/stalls" system.kind decode.mean_batch decode.stalls_per_request decode.stall_s_mean decode.stalled_share |
     while IFS=, read -r t s batch stalls stall_s share d; do
         echo "$t,$s,$batch,$stalls,$stall_s,$share,$(capacity "$d/requests.csv" 0.1),$(cap_split "$d/requests.csv")"
     done >>"$W/stalls.csv"
@@ -38,7 +38,7 @@ for t in conversation synthetic; do
     for s in vllm vllm_pc vllm_cp; do
         for k in $SETTINGS; do
             # the value as a plain decimal (sweep.csv has 5e-05 for 0.00005)
-            points "$W/$k" colocated.system "colocated.$k" | awk -F, -v OFS=, -v t="$t" -v s="$s" '$1 == t && $2 == s {
+            points "$W/$k" system.kind "system.params.$k" | awk -F, -v OFS=, -v t="$t" -v s="$s" '$1 == t && $2 == s {
                 v = sprintf("%.12f", $3); sub(/\.?0+$/, "", v); print v, $4 }' |
                 while IFS=, read -r v d; do
                     echo "$t,$s,$k,$v,$(capacity "$d/requests.csv" 0.1)"

@@ -25,7 +25,7 @@ for t in conversation synthetic; do
     points "$W/mooncake" slo.tbt_s "$t" | while IFS=, read -r tbt d g; do
         echo "$t,mooncake,$tbt,$(capacity "$d/requests.csv" "$tbt"),$g"
     done
-    points "$W/vllm" colocated.system "$t" | while IFS=, read -r s d g; do
+    points "$W/vllm" system.kind "$t" | while IFS=, read -r s d g; do
         for tbt in 0.1 0.2 0.3; do
             echo "$t,$s,$tbt,$(capacity "$d/requests.csv" "$tbt"),$g"
         done

@@ -15,8 +15,8 @@ TARGET='slo.effective_request_capacity>=0.9'
 # one search per line: system, experiment, extra options
 printf '%s\n' "mooncake capacity_conversation_mooncake.json" \
     "vllm capacity_conversation_vllm.json" \
-    "vllm_pc capacity_conversation_vllm.json --set colocated.system=vllm_pc" \
-    "vllm_cp capacity_conversation_vllm.json --set colocated.system=vllm_cp" >"$W/searches.txt"
+    "vllm_pc capacity_conversation_vllm.json --set system.kind=vllm_pc" \
+    "vllm_cp capacity_conversation_vllm.json --set system.kind=vllm_cp" >"$W/searches.txt"
 export BIN EXP W TARGET
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 xargs -P "$jobs" -L 1 sh -c 'sys=$0 exp=$1; shift; "$BIN" capacity "$EXP/$exp" --vary trace.speed \
