@@ -471,12 +471,8 @@ static int cap_load(const cap_cli_t *c, const char *src, sim_config_t *base, sim
     for (int i = 0; i < c->n_sets; i++)
         if (sim_config_set(base, c->sets[i], err) != 0)
             return -1;
-    if (c->seed) {
-        char as[64];
-        snprintf(as, sizeof as, "seed=%.40s", c->seed);
-        if (sim_config_set(base, as, err) != 0)
-            return sim_errf(err, "--seed %s: expected an integer in [0, 2^53]", c->seed);
-    }
+    if (c->seed && sim_config_set_seed(base, c->seed, err) != 0)
+        return -1;
     return sim_config_validate(base, src, err);
 }
 

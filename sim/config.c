@@ -535,6 +535,15 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     return sim_params_set_text(f, cfg, eq + 1, where, err);
 }
 
+int sim_config_set_seed(sim_config_t *cfg, const char *text, sim_err_t *err)
+{
+    sim_err_t e;
+    if (strlen(text) > 20 || sim_params_set_text(find_field("seed"), cfg, text, "--seed", &e) != 0)
+        return sim_errf(err, "--seed %.40s%s: expected an integer in [0, 2^53]", text,
+                        strlen(text) > 40 ? "..." : "");
+    return 0;
+}
+
 sim_config_type_t sim_config_type(const char *path)
 {
     const field_t *f = find_field(path);

@@ -120,6 +120,11 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
 int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
                         sim_err_t *err);
 
+/* The CLI's --seed TEXT: the whole text an integer in [0, 2^53]. 0, or -1
+ * with "--seed TEXT: ..." (a long text is cut in the message, never in
+ * the value). */
+int sim_config_set_seed(sim_config_t *cfg, const char *text, sim_err_t *err);
+
 /* The type of the config key path (what --set would parse), or
  * SIM_CFG_NONE when there is no such key; SIM_CFG_PARAM for a plug-in
  * parameter ("scheduler.params.KEY"), whose type depends on the plug-in. */

@@ -1,6 +1,9 @@
 /* sim/jsonx.c: see jsonx.h. */
 #include "sim/jsonx.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 int sim_json_load(const char *path, json_t **out, sim_err_t *err)
 {
     json_error_t je;
@@ -62,4 +65,78 @@ int sim_json_write(FILE *f, const json_t *j)
 {
     size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10);
     return json_dumpf(j, f, flags) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+}
+
+/* A real as jansson writes it ("%.*g", a ".0" when it would read back as
+ * an integer, no '+' or leading zeros in the exponent), at the fewest
+ * digits from 10 up that read back as v. */
+static void real_text(double v, char *buf, size_t len)
+{
+    for (int prec = 10; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eEn")) /* not inf/nan: the config refuses those */
+        strncat(buf, ".0", len - strlen(buf) - 1);
+    char *e = strchr(buf, 'e');
+    if (e) {
+        char *start = e + 1 + (e[1] == '-'), *end = start;
+        if (*end == '+')
+            end++;
+        while (end[0] == '0' && end[1])
+            end++;
+        memmove(start, end, strlen(end) + 1);
+    }
+}
+
+static int write_exact(FILE *f, const json_t *j, int depth)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: {
+        if (json_object_size(j) == 0)
+            return fputs("{}", f) < 0 ? -1 : 0;
+        fputc('{', f);
+        const char *k;
+        json_t *v;
+        int first = 1;
+        json_object_foreach((json_t *)j, k, v) {
+            fprintf(f, "%s\n%*s", first ? "" : ",", 2 * (depth + 1), "");
+            json_t *key = json_string(k);
+            int rc = key ? json_dumpf(key, f, JSON_ENCODE_ANY) : -1;
+            json_decref(key);
+            if (rc != 0 || fputs(": ", f) < 0 || write_exact(f, v, depth + 1) != 0)
+                return -1;
+            first = 0;
+        }
+        fprintf(f, "\n%*s}", 2 * depth, "");
+        return 0;
+    }
+    case JSON_ARRAY: {
+        if (json_array_size(j) == 0)
+            return fputs("[]", f) < 0 ? -1 : 0;
+        fputc('[', f);
+        size_t i;
+        json_t *v;
+        json_array_foreach((json_t *)j, i, v) {
+            fprintf(f, "%s\n%*s", i ? "," : "", 2 * (depth + 1), "");
+            if (write_exact(f, v, depth + 1) != 0)
+                return -1;
+        }
+        fprintf(f, "\n%*s]", 2 * depth, "");
+        return 0;
+    }
+    case JSON_REAL: {
+        char buf[64];
+        real_text(json_real_value(j), buf, sizeof buf);
+        return fputs(buf, f) < 0 ? -1 : 0;
+    }
+    default:
+        return json_dumpf(j, f, JSON_ENCODE_ANY);
+    }
+}
+
+int sim_json_write_exact(FILE *f, const json_t *j)
+{
+    return write_exact(f, j, 0) == 0 && fputc('\n', f) != EOF && !ferror(f) ? 0 : -1;
 }

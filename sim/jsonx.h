@@ -28,4 +28,9 @@ int sim_json_arr(const json_t *obj, const char *key, const char *file, const cha
  * insertion order, 10 significant digits, trailing newline). 0 or -1. */
 int sim_json_write(FILE *f, const json_t *j);
 
+/* The same layout, but every real with the fewest digits (10 to 17) that
+ * read back as exactly that double: what config.json needs to reproduce a
+ * run. Byte-identical to sim_json_write wherever 10 digits suffice. */
+int sim_json_write_exact(FILE *f, const json_t *j);
+
 #endif

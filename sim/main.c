@@ -94,13 +94,7 @@ static int load_config(sim_config_t *cfg, const char *path, const char **sets, i
     for (int i = 0; i < n_sets; i++)
         if (sim_config_set(cfg, sets[i], err) != 0)
             return -1;
-    if (seed) {
-        char a[64];
-        snprintf(a, sizeof a, "seed=%s", seed);
-        if (sim_config_set(cfg, a, err) != 0)
-            return sim_errf(err, "--seed %s: expected an integer in [0, 2^53]", seed);
-    }
-    return 0;
+    return seed ? sim_config_set_seed(cfg, seed, err) : 0;
 }
 
 

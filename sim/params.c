@@ -25,10 +25,12 @@ static int range_err(const sim_param_t *p, double v, const char *where, sim_err_
     return sim_errf(err, "%s: %g is out of range [%g, %g]", where, v, p->min, p->max);
 }
 
-static int set_int(const sim_param_t *p, void *obj, double v, const char *where, sim_err_t *err)
+/* Integers are compared as integers: a double would round 2^53 + 1 into
+ * range (the table's bounds are exact in a double). */
+static int set_int(const sim_param_t *p, void *obj, long long v, const char *where, sim_err_t *err)
 {
-    if (range_err(p, v, where, err))
-        return -1;
+    if (v < (long long)p->min || v > (long long)p->max)
+        return sim_errf(err, "%s: %lld is out of range [%.17g, %.17g]", where, v, p->min, p->max);
     *(int64_t *)slot(p, obj) = (int64_t)v;
     return 0;
 }
@@ -62,6 +64,11 @@ static int set_str(const sim_param_t *p, void *obj, const char *v, const char *w
     size_t n = strlen(v);
     if (n >= p->size)
         return sim_errf(err, "%s: string longer than %zu bytes", where, p->size - 1);
+    /* config.json must hold it: JSON strings are UTF-8 */
+    json_t *u = json_string(v);
+    if (!u)
+        return sim_errf(err, "%s: not a UTF-8 string", where);
+    json_decref(u);
     if (p->type == SIM_PARAM_ENUM && !allowed(p->values, v)) {
         char list[256];
         size_t o = 0;
@@ -84,7 +91,7 @@ int sim_params_set_text(const sim_param_t *p, void *obj, const char *text, const
         long long v = strtoll(text, &end, 10);
         if (errno || end == text || *end)
             return sim_errf(err, "%s: expected an integer, got '%s'", where, text);
-        return set_int(p, obj, (double)v, where, err);
+        return set_int(p, obj, v, where, err);
     }
     case SIM_PARAM_NUM: {
         errno = 0;
@@ -107,7 +114,7 @@ int sim_params_set_json(const sim_param_t *p, void *obj, const json_t *v, const 
     case SIM_PARAM_INT:
         if (!json_is_integer(v))
             return sim_errf(err, "%s: expected an integer", where);
-        return set_int(p, obj, (double)json_integer_value(v), where, err);
+        return set_int(p, obj, (long long)json_integer_value(v), where, err);
     case SIM_PARAM_NUM:
         if (!json_is_number(v))
             return sim_errf(err, "%s: expected a number", where);

@@ -122,9 +122,9 @@ static int first_diff(const json_t *old, const json_t *now, char *at, size_t len
     return 1;
 }
 
-/* eff as it reads back from config.json: written by sim_json_write (10
- * significant digits) and parsed, so that a rerun of the same experiment
- * compares equal to the file its first run wrote. New reference, or NULL
+/* eff as it reads back from config.json: written by sim_json_write_exact
+ * and parsed, so that a rerun of the same experiment compares equal to the
+ * file its first run wrote. New reference, or NULL
  * when the round trip fails. */
 static json_t *as_written(const json_t *eff)
 {
@@ -133,7 +133,7 @@ static json_t *as_written(const json_t *eff)
     FILE *f = open_memstream(&buf, &n);
     if (!f)
         return NULL;
-    int ok = sim_json_write(f, eff) == 0;
+    int ok = sim_json_write_exact(f, eff) == 0;
     ok = fclose(f) == 0 && ok;
     json_t *j = ok ? json_loadb(buf, n, JSON_REJECT_DUPLICATES, NULL) : NULL;
     free(buf); /* from open_memstream (libc's allocator, not sim_xmalloc) */
@@ -308,7 +308,7 @@ static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_
               sim_out_dir_open(&s->dir, &s->fcfg, "config.json", err) != 0 ||
               sim_out_dir_open(&s->dir, &s->ftim, "timing.json", err) != 0;
     if (!bad && (sim_json_write(s->fsum.f, s->summary) != 0 ||
-                 sim_json_write(s->fcfg.f, s->eff) != 0 || sim_json_write(s->ftim.f, tj) != 0)) {
+                 sim_json_write_exact(s->fcfg.f, s->eff) != 0 || sim_json_write(s->ftim.f, tj) != 0)) {
         sim_errf(err, "%s: write failed", o->out_dir);
         bad = 1;
     }

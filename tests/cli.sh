@@ -309,5 +309,33 @@ st=$?
 [ "$st" = 143 ] && ok || bad "a run killed by SIGTERM exited $st, not 143"
 [ -z "$(ls -A "$T/sig")" ] && ok || bad "a killed run left: $(ls -A "$T/sig")"
 
+# config.json reproduces its run exactly: every shipped experiment (first
+# 300 requests, at a speed that needs 12 significant digits) rerun from
+# the config.json it wrote gives the same files, byte for byte.
+EXPS=$(cd "$(dirname "$0")/.." && ls experiments/*.json experiments/*/*.json | grep -v 'sweep\.json$')
+for f in $EXPS; do
+    src="$(dirname "$0")/../$f"
+    if grep -q 'set-by-script' "$src"; then continue; fi # their scripts write the trace
+    if grep -q 'MOONCAKE_TRACES' "$src" && [ -z "${MOONCAKE_TRACES:-}" ]; then
+        echo "SKIP: rerun from config.json: $f (MOONCAKE_TRACES not set)"
+        continue
+    fi
+    d="$T/rr/$(echo "$f" | tr / _)"
+    if ! "$BIN" run "$src" --quiet --set trace.limit=300 --set trace.speed=1.00000000049 --out "$d/a" 2>"$T/err"; then
+        bad "$f did not run: $(head -c 200 "$T/err")"
+        continue
+    fi
+    "$BIN" run "$d/a/config.json" --quiet --out "$d/b" 2>"$T/err" || bad "$f: rerun from config.json failed: $(head -c 200 "$T/err")"
+    for x in summary.json requests.csv timeseries.csv config.json; do
+        cmp -s "$d/a/$x" "$d/b/$x" && ok || bad "$f: rerun from its config.json changed $x"
+    done
+done
+grep -q '"speed": 1.00000000049,' "$T/rr/experiments_default.json/a/config.json" && ok ||
+    bad "config.json did not keep trace.speed's 12 digits"
+expect 2 "not a UTF-8 string" "$BIN" run "$T/small.json" --set "description=$(printf 'bad \377 byte')" --out "$T/utf"
+expect 2 "--seed 9007199254740993: expected an integer in [0, 2^53]" "$BIN" run "$T/small.json" --seed 9007199254740993 --out "$T/s53"
+expect 2 "9007199254740993 is out of range [0, 9007199254740992]" "$BIN" run "$T/small.json" --set seed=9007199254740993 --out "$T/s53"
+expect 2 "--seed 1234567890123456789012345678901234567890...: expected an integer" "$BIN" run "$T/small.json" --seed 123456789012345678901234567890123456789012345678901234567890 --out "$T/s53"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -329,6 +329,48 @@ START_TEST(test_system_config_shape)
 }
 END_TEST
 
+/* text of j as writer w writes it (caller frees) */
+static char *written(int (*w)(FILE *, const json_t *), const json_t *j)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(w(f, j), 0);
+    fclose(f);
+    return buf;
+}
+
+/* config.json keeps every double exactly, and is byte for byte what the
+ * 10-digit writer gives wherever 10 digits suffice. */
+START_TEST(test_exact_config_json)
+{
+    static const char *const exps[] = {"experiments/default.json", "experiments/conversation_8p8d.json",
+                                       "experiments/fast25/capacity_conversation_vllm.json",
+                                       "experiments/arxiv/table3_overload.json"};
+    sim_err_t err;
+    for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++) {
+        sim_config_defaults(&cfg);
+        ck_assert_msg(sim_config_load(&cfg, exps[i], &err) == 0, "%s", err.msg);
+        json_t *j = sim_config_to_json(&cfg);
+        char *a = written(sim_json_write, j), *b = written(sim_json_write_exact, j);
+        ck_assert_str_eq(a, b);
+        free(a), free(b);
+        json_decref(j);
+    }
+    json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:{}}", "a", 0.1 + 0.2, "b", 1e300, "c", 1e-7,
+                          "d", 2.0, "e");
+    char *t = written(sim_json_write_exact, j);
+    ck_assert_str_eq(t, "{\n  \"a\": 0.30000000000000004,\n  \"b\": 1e300,\n  \"c\": 1e-7,\n"
+                        "  \"d\": 2.0,\n  \"e\": {}\n}\n");
+    json_t *back = json_loads(t, 0, NULL);
+    ck_assert(json_equal(j, back));
+    free(t);
+    json_decref(back);
+    json_decref(j);
+}
+END_TEST
+
 Suite *test_config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -340,6 +382,7 @@ Suite *test_config_suite(void)
     tcase_add_test(tc, test_expand);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_plugin_params);
+    tcase_add_test(tc, test_exact_config_json);
     tcase_add_test(tc, test_system_params);
     tcase_add_test(tc, test_system_config_shape);
     suite_add_tcase(s, tc);
