@@ -189,6 +189,9 @@ static void make_room(sim_cluster_t *c, coloc_inst_t *o, int64_t need)
         sim_batch_intervals(&o->b, v->join_iter, o->b.iter, v->last_tok_ns,
                             v->tbt_saved + v->n_tbt_saved);
         v->n_tbt_saved += n;
+        /* the tokens it decoded since it joined are kept: the recompute
+         * covers them, and it resumes after the last */
+        v->gen_tok += (int64_t)n;
         if (o->b.iter > v->join_iter)
             v->last_tok_ns = sim_batch_ring_at(&o->b, o->b.iter - 1);
         v->ctx_tok = 0;
@@ -342,6 +345,7 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
         sim_grow((void **)&r->tbt_saved, &r->cap_tbt_saved, r->n_tbt_saved + 1,
                  sizeof *r->tbt_saved, "preempted intervals");
         r->tbt_saved[r->n_tbt_saved++] = now - r->last_tok_ns;
+        sim_metrics_tbt(c->m, now - r->last_tok_ns, 1); /* the run-wide TBT counts it too */
     }
     r->gen_tok++;
     r->last_tok_ns = now;

@@ -87,12 +87,16 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     sim_time_t now = sim_evq_now(c->evq);
     sim_time_t dur = now - d->iter_start_ns;
     int64_t k = d->b.iter;
+    /* A request that decoded in the previous iteration got its last token
+     * when that one ended; an inlined prefill may have run since. */
+    sim_time_t prev_end = k > 0 ? sim_batch_ring_at(&d->b, k - 1) : d->iter_start_ns;
     sim_batch_iter_end(&d->b, now);
     d->running = 0;
     sim_metrics_decode_iter(c->m, dur, (int64_t)d->b.n);
     /* Requests in their first step: the interval since their first token
-     * (hand-off and waiting included); the rest: this iteration. */
-    sim_metrics_tbt(c->m, dur, (uint64_t)(d->b.n - d->n_fresh));
+     * (hand-off and waiting included); the rest: since the previous
+     * iteration ended (this iteration, plus any inlined prefill before it). */
+    sim_metrics_tbt(c->m, now - prev_end, (uint64_t)(d->b.n - d->n_fresh));
     for (size_t i = 0; i < d->n_fresh; i++)
         sim_metrics_tbt(c->m, now - d->fresh[i]->first_token_ns, 1);
     d->n_fresh = 0;
