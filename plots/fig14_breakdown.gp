@@ -1,28 +1,56 @@
-# plots/fig14_breakdown.gp: one request's latency by prompt length, 0% and
-# 95% cached, simulated (lines) against the paper's Fig. 14 (points).
-# Input: datafile (fig14_breakdown.csv, read by column name), outfile.
-set terminal pngcairo size 1400,480 font ",11" noenhanced
-set output outfile
+# plots/fig14_breakdown.gp: FAST'25 Fig. 14: one request's latency by
+# prompt length with 0% and 95% of the prefix cached, simulated (lines)
+# against the paper's figures (points; experiments/fast25/fig14_breakdown.sh).
+# The simulated KV transfer is the part left after prefill (the stream
+# overlaps prefill layer by layer, so the whole stream is prefill plus
+# it), set against the paper's whole transfer, as in fig14_breakdown.md.
+# Input: datafile (fig14_breakdown.csv, read by column name), outfile;
+# pdffile (optional, see style.gp).
+slash(s, i) = i < 1 ? 0 : s[i:i] eq "/" ? i : slash(s, i - 1)
+load ARG0[1:slash(ARG0, strlen(ARG0))]."style.gp"
+fig_w = 7.0
+fig_h = 3.0
 set datafile separator ","
 set datafile columnheaders
-set multiplot layout 1,2
-set logscale xy
-set xlabel "prompt tokens"
-set ylabel "seconds"
-set key outside right top
-set xrange [6000:180000]
-set grid
+# the stages: simulated column, paper column, name
+sims = "sim_prefill_s sim_transfer_s sim_load_s sim_decode128_s"
+papers = "paper_prefill_s paper_transfer_s paper_load_s paper_decode128_s"
+names = "prefill|KV transfer (simulated: after prefill)|decode-side cache load|decode 128 tokens"
+name(i) = (s_ = names, i == 1 ? s_[1:strstrt(s_, "|") - 1] : \
+    (r_ = s_[strstrt(s_, "|") + 1:], i == 2 ? r_[1:strstrt(r_, "|") - 1] : \
+    (q_ = r_[strstrt(r_, "|") + 1:], i == 3 ? q_[1:strstrt(q_, "|") - 1] : q_[strstrt(q_, "|") + 1:])))
 # x of the rows with pct% of the prefix cached: the prompt's tokens
 x(pct) = strcol("prefix_pct") eq pct ? column("prompt_tokens") : NaN
-do for [pct in "0 95"] {
-    set title pct."% of the prefix cached"
-    plot datafile using (x(pct)):"sim_prefill_s" with lines lw 2 lc 1 title "prefill (sim)", \
-         datafile using (x(pct)):"paper_prefill_s" with points pt 7 lc 1 title "prefill (paper)", \
-         datafile using (x(pct)):"sim_stream_s" with lines lw 2 lc 2 title "KV stream (sim)", \
-         datafile using (x(pct)):"paper_transfer_s" with points pt 7 lc 2 title "transfer (paper)", \
-         datafile using (x(pct)):"sim_load_s" with lines lw 2 lc 3 title "decode-side load (sim)", \
-         datafile using (x(pct)):"paper_load_s" with points pt 7 lc 3 title "load (paper)", \
-         datafile using (x(pct)):"sim_decode128_s" with lines lw 2 lc 4 title "decode 128 (sim)", \
-         datafile using (x(pct)):"paper_decode128_s" with points pt 7 lc 4 title "decode 128 (paper)"
+# one y range for both panels: every simulated and paper value
+ymin = 1e30
+ymax = 0
+do for [c in sims." ".papers] {
+    stats datafile using c nooutput
+    ymin = STATS_min < ymin ? STATS_min : ymin
+    ymax = STATS_max > ymax ? STATS_max : ymax
 }
-unset multiplot
+ymin = fig_down(ymin / 1.2)
+ymax = fig_up(ymax * 1.5)
+fig_xsp = 3
+do for [fig_out in fig_outputs] {
+    eval fig_open(fig_out)
+    unset key
+    set logscale xy
+    set mytics 10
+    set xtics ("8k" 8192, "16k" 16384, "32k" 32768, "64k" 65536, "128k" 131072)
+    set xrange [6500:160000]
+    set yrange [ymin:ymax]
+    set xlabel "prompt length (tokens)"
+    eval fig_layout(1, 2, 2 + fig_key_top(6, 38))
+    do for [pct in "0 95"] {
+        set title pct."% of the prefix cached"
+        if (pct eq "0") { set ylabel "time (s)"; set format y "%g" } else { unset ylabel; set format y "" }
+        plot for [i = 1:4] datafile using (x(pct)):word(sims, i) with lines ls i notitle, \
+             for [i = 1:4] datafile using (x(pct)):word(papers, i) with points ls i ps 0.7 notitle
+    }
+    eval fig_key_panel
+    plot [0:1][0:1] for [i = 1:4] NaN with linespoints ls i title name(i), \
+        NaN with lines lc rgb c_black lw 2 title "simulated", \
+        NaN with points pt 7 ps 0.5 lc rgb c_black title "paper (FAST'25 Fig. 14)"
+    unset multiplot
+}

@@ -58,5 +58,5 @@ col "$OUT/${FIG}_best.csv" workload system max_rate_rps | awk -F, '{ if (!($1 in
     echo
     cat "$W/reference.txt"
 } >>"$OUT/$FIG.md"
-gnuplot -e "datafile='$OUT/${FIG}_rates.csv'; outfile='$OUT/$FIG.png'; workloads='$(echo "$WORKLOADS" | tr ' ' '\n' | sed 's/:.*//' | tr '\n' ' ')'" "$ROOT/plots/arxiv_e2e.gp"
+gnuplot -e "datafile='$OUT/${FIG}_rates.csv'; outfile='$OUT/$FIG.png'; pdffile='$OUT/$FIG.pdf'; workloads='$(echo "$WORKLOADS" | tr ' ' '\n' | sed 's/:.*//' | tr '\n' ' ')'" "$ROOT/plots/arxiv_e2e.gp"
 cat "$OUT/$FIG.md"

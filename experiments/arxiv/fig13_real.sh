@@ -37,5 +37,5 @@ done
             awk '{ x[NR] = $1 } END { printf " %.3f / %.3f / %.3f |\n", x[int(0.5 * NR + 0.99)], x[int(0.9 * NR + 0.99)], x[int(0.99 * NR + 0.99)] }'
     done
 } >"$OUT/fig13_real.md"
-gnuplot -e "datafile='$OUT/fig13_real_cdf.csv'; outfile='$OUT/fig13_real.png'" "$ROOT/plots/fig13_real.gp"
+gnuplot -e "datafile='$OUT/fig13_real_cdf.csv'; outfile='$OUT/fig13_real.png'; pdffile='$OUT/fig13_real.pdf'" "$ROOT/plots/fig13_real.gp"
 cat "$OUT/fig13_real.md"

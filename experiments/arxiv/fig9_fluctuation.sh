@@ -48,5 +48,5 @@ col "$W/sweep.csv" admission.policy dir requests.rejected_at_arrival goodput_rps
         "$W/$d/timeseries.csv"
 done
 mv "$W/md" "$OUT/fig9_fluctuation.md"
-gnuplot -e "datafile='$OUT/fig9_fluctuation.csv'; outfile='$OUT/fig9_fluctuation.png'" "$ROOT/plots/fig9_fluctuation.gp"
+gnuplot -e "datafile='$OUT/fig9_fluctuation.csv'; outfile='$OUT/fig9_fluctuation.png'; pdffile='$OUT/fig9_fluctuation.pdf'" "$ROOT/plots/fig9_fluctuation.gp"
 cat "$OUT/fig9_fluctuation.md"

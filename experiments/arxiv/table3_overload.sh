@@ -30,5 +30,5 @@ mv "$W/rows.csv" "$OUT/table3_overload.csv"
         wasted_prefill_gpu_s goodput_rps effective_capacity |
         awk -F, '{ printf "| %s | %s | %s | %d | %d | %s | %.3f | %.3f |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 } >"$OUT/table3_overload.md"
-gnuplot -e "datafile='$OUT/table3_overload.csv'; outfile='$OUT/table3_overload.png'" "$ROOT/plots/table3_overload.gp"
+gnuplot -e "datafile='$OUT/table3_overload.csv'; outfile='$OUT/table3_overload.png'; pdffile='$OUT/table3_overload.pdf'" "$ROOT/plots/table3_overload.gp"
 cat "$OUT/table3_overload.md"

@@ -38,5 +38,5 @@ awk -F, 'NR == 1 { next } { k = $1 "," $2; if (!(k in seen)) { seen[k] = 1; keys
           for (i = 1; i <= n; i++) { split(keys[i], p, ",");
               printf "| %s | %s | %.3f | %.3f | %.3f | %s |\n", p[1], p[2], v[keys[i], "0.1"],
                   v[keys[i], "0.2"], v[keys[i], "0.3"], g[keys[i]] } }' "$OUT/capacity.csv" >"$OUT/capacity.md"
-gnuplot -e "datafile='$OUT/capacity.csv'; outfile='$OUT/capacity.png'" "$ROOT/plots/capacity.gp"
+gnuplot -e "datafile='$OUT/capacity.csv'; outfile='$OUT/capacity.png'; pdffile='$OUT/capacity.pdf'" "$ROOT/plots/capacity.gp"
 cat "$OUT/capacity.md"

@@ -33,5 +33,5 @@ awk -F, 'NR > 1 && $3 == 8192 { t[$1, $2] = $4; if (!($1 in s)) { s[$1] = 1; ns[
                   t[p, 4], t[p, 8], t[p, 1] / t[p, 8] } }' "$OUT/cpp_long_prompts.csv" >"$OUT/cpp_long_prompts.md"
 awk -F, 'NR > 1 && $1 == 131072 && $2 == 4 { printf "128k on 4 nodes, chunk %d: TTFT %.2f s\n", $3, $4 }' \
     "$OUT/cpp_long_prompts.csv" | sort -t' ' -k6 -n >>"$OUT/cpp_long_prompts.md"
-gnuplot -e "datafile='$OUT/cpp_long_prompts.csv'; outfile='$OUT/cpp_long_prompts.png'" "$ROOT/plots/cpp_long_prompts.gp"
+gnuplot -e "datafile='$OUT/cpp_long_prompts.csv'; outfile='$OUT/cpp_long_prompts.png'; pdffile='$OUT/cpp_long_prompts.pdf'" "$ROOT/plots/cpp_long_prompts.gp"
 cat "$OUT/cpp_long_prompts.md"

@@ -24,5 +24,5 @@ mv "$W/rows.csv" "$OUT/fig10_local_global.csv"
 awk -F, 'NR == 1 { next } { printf "| %s | %s | %.3f | %.3f | %.2f | %.3f |\n", $1, $2, $3, $4, $5, $6 }' \
     "$OUT/fig10_local_global.csv" | { echo "| trace | cache | hit rate | prefill s per request | GPU-s per request | mean TTFT s |"
       echo "|---|---|---:|---:|---:|---:|"; cat; } >"$OUT/fig10_local_global.md"
-gnuplot -e "datafile='$OUT/fig10_local_global.csv'; outfile='$OUT/fig10_local_global.png'" "$ROOT/plots/fig10_local_global.gp"
+gnuplot -e "datafile='$OUT/fig10_local_global.csv'; outfile='$OUT/fig10_local_global.png'; pdffile='$OUT/fig10_local_global.pdf'" "$ROOT/plots/fig10_local_global.gp"
 cat "$OUT/fig10_local_global.md"

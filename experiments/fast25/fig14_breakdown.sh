@@ -94,5 +94,5 @@ awk -F, 'NR == 1 { next } {
         $1, $2 / 1024, $12, 100 * $12 / $2, $3, $8, $4, $9, $5, $6, $10, $7, $11 }' "$OUT/fig14_breakdown.csv" |
     { echo "| prefix | prompt | reused tokens (share) | prefill s (paper) | transfer after prefill s (paper's transfer) | whole stream s | decode-side load s (paper) | decode 128 tokens s (paper) |"
       echo "|---|---:|---:|---:|---:|---:|---:|---:|"; cat; } >"$OUT/fig14_breakdown.md"
-gnuplot -e "datafile='$OUT/fig14_breakdown.csv'; outfile='$OUT/fig14_breakdown.png'" "$ROOT/plots/fig14_breakdown.gp"
+gnuplot -e "datafile='$OUT/fig14_breakdown.csv'; outfile='$OUT/fig14_breakdown.png'; pdffile='$OUT/fig14_breakdown.pdf'" "$ROOT/plots/fig14_breakdown.gp"
 cat "$OUT/fig14_breakdown.md"

@@ -84,5 +84,5 @@ mv "$W/rows.csv" "$OUT/fig15_pd_ratio.csv"
     awk -F, 'NR == 1 { next } { printf "| %.1fx | %dP+%dD | %.3f | %.3f | %.1f | %.1f | %d | %d | %d (%d) | %.1f | %.3f | %.2f |\n",
         $1, $2, $3, $4, $5, 1000 * $7, 1000 * $6, $8, $9, $10, $11, $12, $13, $14 }' "$OUT/fig15_pd_ratio.csv"
 } >"$OUT/fig15_pd_ratio.md"
-gnuplot -e "datafile='$OUT/fig15_pd_ratio.csv'; outfile='$OUT/fig15_pd_ratio.png'; s2=$star" "$ROOT/plots/fig15_pd_ratio.gp"
+gnuplot -e "datafile='$OUT/fig15_pd_ratio.csv'; outfile='$OUT/fig15_pd_ratio.png'; pdffile='$OUT/fig15_pd_ratio.pdf'; s2=$star" "$ROOT/plots/fig15_pd_ratio.gp"
 cat "$OUT/fig15_pd_ratio.md"

@@ -26,5 +26,5 @@ mv "$W/ttft.csv" "$OUT/fig5_ttft.csv"
 awk -F, 'NR == 1 { next } { printf "| %s | %.3f | %.3f | %.4f | %.3f | %d |\n", $1, $5, $6, $7, $8, $4 }' \
     "$OUT/fig5_scheduling.csv" | { echo "| policy | mean TTFT s | p90 TTFT s | TTFT SLO attainment | hit rate | rejected |"
       echo "|---|---:|---:|---:|---:|---:|"; cat; } >"$OUT/fig5_scheduling.md"
-gnuplot -e "datafile='$OUT/fig5_ttft.csv'; outfile='$OUT/fig5_scheduling.png'" "$ROOT/plots/fig5_scheduling.gp"
+gnuplot -e "datafile='$OUT/fig5_ttft.csv'; outfile='$OUT/fig5_scheduling.png'; pdffile='$OUT/fig5_scheduling.pdf'" "$ROOT/plots/fig5_scheduling.gp"
 cat "$OUT/fig5_scheduling.md"

@@ -15,6 +15,6 @@ for t in conversation synthetic; do
     done
 done
 mv "$OUT/fig9_hit_vs_capacity.csv.tmp" "$OUT/fig9_hit_vs_capacity.csv"
-gnuplot -e "datafile='$OUT/fig9_hit_vs_capacity.csv'; outfile='$OUT/fig9_hit_vs_capacity.png'" \
+gnuplot -e "datafile='$OUT/fig9_hit_vs_capacity.csv'; outfile='$OUT/fig9_hit_vs_capacity.png'; pdffile='$OUT/fig9_hit_vs_capacity.pdf'" \
     "$ROOT/plots/fig9_hit_vs_capacity.gp"
 echo "wrote $OUT/fig9_hit_vs_capacity.csv and .png"

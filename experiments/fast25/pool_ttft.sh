@@ -27,5 +27,5 @@ awk -F, 'NR > 1 { n[$1]++; s[$1] += $2; x[$1, n[$1]] = $2 }
                 q(v, 0.5), q(v, 0.9), q(v, 0.99) } }' "$OUT/pool_ttft.csv" >"$OUT/pool_ttft.md"
 hit=$(col "$W/sweep.csv" cache.enabled cache.hit_rate_tokens | awk -F, '$1 == 1 { print $2 }')
 echo "pool hit rate (tokens): $hit" >>"$OUT/pool_ttft.md"
-gnuplot -e "datafile='$OUT/pool_ttft.csv'; outfile='$OUT/pool_ttft.png'" "$ROOT/plots/pool_ttft.gp"
+gnuplot -e "datafile='$OUT/pool_ttft.csv'; outfile='$OUT/pool_ttft.png'; pdffile='$OUT/pool_ttft.pdf'" "$ROOT/plots/pool_ttft.gp"
 cat "$OUT/pool_ttft.md"

@@ -26,5 +26,5 @@ awk -F, 'NR == 1 { next } { th = $2 == 1000000 ? "inf (never fetch)" : $2;
     printf "| %s | %s | %.3f | %.3f | %.3f | %d |\n", $1, th, $3, $4, $5, $6 }' "$OUT/threshold_sweep.csv" |
     { echo "| network | threshold | mean TTFT s | p90 TTFT s | hit rate | fetches |"
       echo "|---|---:|---:|---:|---:|---:|"; cat; } >"$OUT/threshold_sweep.md"
-gnuplot -e "datafile='$OUT/threshold_sweep.csv'; outfile='$OUT/threshold_sweep.png'" "$ROOT/plots/threshold_sweep.gp"
+gnuplot -e "datafile='$OUT/threshold_sweep.csv'; outfile='$OUT/threshold_sweep.png'; pdffile='$OUT/threshold_sweep.pdf'" "$ROOT/plots/threshold_sweep.gp"
 cat "$OUT/threshold_sweep.md"
