@@ -103,10 +103,24 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
     (void)obj;
     (void)arg;
     ts_row(c);
+    c->ts_rows++;
     /* Keep sampling while anything is left to happen (until the trace
-     * ends, its read-ahead record is live). */
-    if (c->live)
-        sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
+     * ends, its read-ahead record is live); the next tick and the final
+     * partial row must stay within the bound, else the run stops here. */
+    if (!c->live)
+        return;
+    if (c->ts_rows + 2 > c->ts_max_rows) {
+        c->trace_failed = 1;
+        sim_errf(&c->trace_err,
+                 "$.metrics.interval_s: %g s would write more than %lld rows of timeseries.csv "
+                 "(the most for rows of %d columns; %.0f s simulated so far, requests still in "
+                 "flight): use at least the run's simulated span / %lld, or 0 for no time series",
+                 (double)c->a.ts_interval_ns / 1e9, (long long)c->ts_max_rows,
+                 SIM_TS_FIXED_COLS + c->a.pd.n_prefill + c->a.pd.n_decode,
+                 (double)sim_evq_now(c->evq) / 1e9, (long long)c->ts_max_rows);
+        return;
+    }
+    sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
 }
 
 /* ---- arrivals ---- */
@@ -174,8 +188,14 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     double vram = a->hw->n_gpus * a->hw->vram_bytes_per_gpu * (1.0 - a->vram_reserve_frac);
     double kv_room = vram - a->llm->weight_bytes;
     if (kv_room < (double)kv_bytes) {
-        sim_errf(err, "model %s (%.0f GB of weights) leaves no room for KVCache in %s's VRAM",
-                 a->llm->name, a->llm->weight_bytes / 1e9, a->hw->name);
+        /* Both keys: the model's weights, and the reserve that shrank what
+         * is left of a node's VRAM for them. */
+        sim_errf(err,
+                 "$.model, $.cluster.vram_reserve_frac: model %s (%.0f GB of weights) does not fit "
+                 "the VRAM a node keeps after the reserve, leaving no room for KVCache (%s: %d x "
+                 "%.0f GB x (1 - %g) = %.0f GB); lower the reserve or choose a smaller model",
+                 a->llm->name, a->llm->weight_bytes / 1e9, a->hw->name, a->hw->n_gpus,
+                 a->hw->vram_bytes_per_gpu / 1e9, a->vram_reserve_frac, vram / 1e9);
         return NULL;
     }
     SIM_ASSERT(a->system && a->place && a->admit && a->net.profile);
@@ -186,6 +206,8 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->m = m;
     c->kv_bytes_per_tok = kv_bytes;
     c->kv_cap_tok = (int64_t)(kv_room / (double)kv_bytes);
+    c->ts_max_rows = SIM_MIN(SIM_TS_MAX_ROWS,
+                             SIM_TS_MAX_CELLS / (SIM_TS_FIXED_COLS + a->pd.n_prefill + a->pd.n_decode));
     c->n_nodes = a->system->n_nodes(a, a->system_params);
     SIM_ASSERT(c->n_nodes >= 1);
     double *nic = sim_xmalloc((size_t)c->n_nodes * sizeof *nic, "nic");

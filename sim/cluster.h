@@ -58,6 +58,15 @@ typedef struct sim_cluster_net {
 
 /* What a cluster is built from. A plug-in's params point to the struct
  * its table describes (NULL: it has none) and outlive the cluster. */
+/* timeseries.csv is bounded: at most SIM_TS_MAX_ROWS rows, and fewer when
+ * many instances widen a row (SIM_TS_FIXED_COLS + one load column per
+ * instance) past SIM_TS_MAX_CELLS cells in all (about 1 GB). A run that
+ * would write more stops with an error naming metrics.interval_s, so no
+ * interval, speed or bandwidth can make a run fill a disk. */
+#define SIM_TS_MAX_ROWS INT64_C(1000000)
+#define SIM_TS_MAX_CELLS INT64_C(100000000)
+#define SIM_TS_FIXED_COLS 15
+
 typedef struct sim_cluster_args {
     const model_hw_t *hw;
     const model_llm_t *llm;
@@ -73,7 +82,7 @@ typedef struct sim_cluster_args {
     sim_cluster_net_t net;
     double vram_reserve_frac;  /* share of VRAM kept for activations */
     int cache_global;          /* placements may fetch a prefix another node holds */
-    sim_time_t ts_interval_ns; /* time-series row period (0: none) */
+    sim_time_t ts_interval_ns; /* time-series row period (0: none; see SIM_TS_MAX_ROWS) */
     uint64_t seed;             /* master seed (policies derive their streams) */
     sim_time_t slo_ttft_ns;
     sim_time_t slo_tbt_ns;

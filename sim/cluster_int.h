@@ -58,13 +58,14 @@ struct sim_cluster {
     sim_net_t *net;
     trace_t *trace;
     int64_t n_arrived, n_done;
-    int trace_failed;
-    sim_err_t trace_err;
+    int trace_failed;   /* the run stopped: a trace error, or the time-series bound */
+    sim_err_t trace_err; /* why */
     sim_req_t *live; /* every allocated, unfinished request (incl. the read-ahead) */
     int64_t *scratch; /* TBT intervals of the request being finished */
     size_t cap_scratch;
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
+    int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;

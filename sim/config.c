@@ -23,6 +23,8 @@ typedef sim_param_t field_t;
 
 #define FI(p, m, lo, hi, d, h) SIM_PARAM_I(p, sim_config_t, m, lo, hi, d, h)
 #define FD(p, m, lo, hi, d, h) SIM_PARAM_N(p, sim_config_t, m, lo, hi, d, h)
+/* A number in [lo, hi] or exactly the sentinel x (-1: the hardware's; 0: off). */
+#define FX(p, m, x, lo, hi, d, h) SIM_PARAM_NX(p, sim_config_t, m, x, lo, hi, d, h)
 #define FS(p, m, d, h) SIM_PARAM_S(p, sim_config_t, m, d, h)
 #define BIG 9007199254740992.0 /* 2^53: exact in a double */
 
@@ -55,7 +57,9 @@ static const field_t fields[] = {
     FS("trace.path", trace.path, "",
        "trace file (Mooncake JSONL or Azure CSV, plain or zstd); ${VAR} expands"),
     FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
-    FD("trace.speed", trace.speed, 1e-6, 1e6, "1", "replay-speed multiplier: 2 replays twice as fast"),
+    FD("trace.speed", trace.speed, 1e-6, 1e6, "1",
+       "replay-speed multiplier: 2 replays twice as fast (an arrival pushed past int64 ns is an "
+       "error of the record)"),
     FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
     FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
        "cut every request's output to at most this many tokens (0 = as in the trace)"),
@@ -132,23 +136,31 @@ static const field_t fields[] = {
        "hot-spot replication: every this many fetches of a prefix, replicate it (0: off)"),
     FI("cache.hot_replicas", cache.hot_replicas, 0, 64, "1",
        "hot-spot replication: extra replicas made each time"),
-    FD("cache.dram_load_gbs", cache.dram_load_gbs, -1, 1e6, "-1",
-       "DRAM -> GPU load bandwidth, GB/s (-1: the hardware's host-to-device)"),
-    FD("cache.ssd_read_gbs", cache.ssd_read_gbs, -1, 1e6, "-1",
-       "SSD read bandwidth, GB/s (-1: the hardware's)"),
+    FX("cache.dram_load_gbs", cache.dram_load_gbs, -1, 0.01, 1e5, "-1",
+       "DRAM -> GPU load bandwidth per node, GB/s (-1: the hardware's host-to-device); 10 MB/s "
+       "(below any PCIe link) to 100 TB/s (above any HBM): slower would stretch one load past "
+       "days, and ns arithmetic past its range"),
+    FX("cache.ssd_read_gbs", cache.ssd_read_gbs, -1, 0.01, 1e5, "-1",
+       "SSD read bandwidth per node, GB/s (-1: the hardware's); 10 MB/s (a slow disk) to 100 TB/s"),
     FD("cache.store_overhead_s", cache.store_overhead_s, 0, 100, "0",
        "extra prefill time to store new blocks layer-wise (the fitted a800x8 model's "
        "intercept already holds the paper's ~0.1 s)"),
     FS("network.transport", network.transport, "rdma",
        "transport profile: rdma or tcp (FAST'25 Fig. 12), or a network calibration file from calib "
        "fit (a path, or NAME for models/calib/NAME.json)"),
-    FD("network.nic_gbps", network.nic_gbps, -1, 1e6, "-1",
-       "NIC bandwidth per node, Gbps (-1: the hardware's, a800x8 4 x 200)"),
-    FD("metrics.interval_s", metrics.interval_s, 0, 1e6, "15",
-       "period of timeseries.csv rows, seconds (0: no time series)"),
-    FD("slo.ttft_s", slo.ttft_s, 1e-6, 1e6, "30", "time-to-first-token SLO, seconds"),
-    FD("slo.tbt_s", slo.tbt_s, 1e-6, 1e6, "0.1",
-       "time-between-tokens SLO (mean of a request's longest 10% of intervals)"),
+    FX("network.nic_gbps", network.nic_gbps, -1, 0.01, 1e5, "-1",
+       "NIC bandwidth per node, Gbps (-1: the hardware's, a800x8 4 x 200); 10 Mbps (old "
+       "Ethernet) to 100 Tbps (30x today's 8 x 400): slower would stretch one KVCache transfer "
+       "past months and its time past int64 ns"),
+    FX("metrics.interval_s", metrics.interval_s, 0, 1e-3, 1e6, "15",
+       "period of timeseries.csv rows, seconds (0: no time series); at least 1 ms (shorter than "
+       "any pass the cost models give), and a run stops with an error before writing more than "
+       "1e6 rows: use at least the simulated span / 1e6"),
+    FD("slo.ttft_s", slo.ttft_s, 1e-3, 1e5, "30",
+       "time-to-first-token SLO, seconds; 1 ms (below any prefill pass) to about a day"),
+    FD("slo.tbt_s", slo.tbt_s, 1e-3, 1e5, "0.1",
+       "time-between-tokens SLO (mean of a request's longest 10% of intervals), seconds; 1 ms "
+       "(below any decode pass) to about a day"),
 };
 
 #define N_FIELDS (sizeof fields / sizeof fields[0])
@@ -419,6 +431,31 @@ static json_t *group_json(const sim_config_t *cfg, const group_t *g)
     return j;
 }
 
+/* The error for a dotted key ("cluster.prefill") in a config file, with
+ * the nested form to write instead ({"cluster": {"prefill": ...}}). */
+static int nested_hint(const char *key, const char *where, sim_err_t *err)
+{
+    char nested[256];
+    size_t o = 0, depth = 0;
+    for (const char *p = key; *p && o + 8 < sizeof nested;) {
+        size_t n = strcspn(p, ".");
+        o += (size_t)snprintf(nested + o, sizeof nested - o, "{\"%.*s\": ", (int)n, p);
+        depth++;
+        p += n + (p[n] == '.');
+    }
+    if (o + 3 + depth < sizeof nested) {
+        o += (size_t)snprintf(nested + o, sizeof nested - o, "...");
+        for (; depth; depth--)
+            nested[o++] = '}';
+        nested[o] = '\0';
+    } else {
+        snprintf(nested, sizeof nested, "nested objects");
+    }
+    return sim_errf(err, "%s: the key \"%s\" holds a '.': a config file nests it, %s (dotted "
+                         "paths are for --set)",
+                    where, key, nested);
+}
+
 static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const char *src,
                 sim_err_t *err)
 {
@@ -430,6 +467,11 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
             (int)sizeof path)
             return sim_errf(err, "%s: $.%s...: key path too long", src, prefix);
         snprintf(where, sizeof where, "%s: $.%s", src, path);
+        /* A dotted key would read as the nested path it spells (and two
+         * spellings of one key would escape the duplicate check): dotted
+         * paths are for --set and sweeps only. */
+        if (strchr(key, '.'))
+            return nested_hint(key, where, err);
         const field_t *f = find_field(path);
         const group_t *g = group_of(path, 1);
         if (f) {
@@ -707,6 +749,12 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
                         "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
                         "not empty, '.' or '..', no '/' or '\\')",
                         src, c->name);
+    /* Every number within its field's range again: a program may have set
+     * the struct directly, and the run's ns arithmetic relies on them. */
+    char at[512];
+    snprintf(at, sizeof at, "%s: $.", src);
+    if (sim_params_check(&table, c, at, err) != 0)
+        return -1;
     if (validate_names(c, src, err) != 0)
         return -1;
     for (size_t i = 0; i < N_GROUPS; i++) {
@@ -721,16 +769,9 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
      * file that sim_run resolves (it knows the data directory). */
     if (!c->network.transport[0])
         return sim_errf(err, "%s: $.network.transport: empty", src);
-    if (c->network.nic_gbps != -1 && !(c->network.nic_gbps > 0))
-        return sim_errf(err, "%s: $.network.nic_gbps: must be -1 (hardware) or > 0", src);
     if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
         return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
                         c->cache.scope);
-    if ((c->cache.dram_load_gbs != -1 && !(c->cache.dram_load_gbs > 0)) ||
-        (c->cache.ssd_read_gbs != -1 && !(c->cache.ssd_read_gbs > 0)))
-        return sim_errf(err, "%s: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) "
-                             "or > 0",
-                        src);
     return validate_trace(c, src, err);
 }
 

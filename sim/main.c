@@ -14,6 +14,7 @@
 #include "calib/fit.h"
 #include "calib/report.h"
 #include "calib/tcp.h"
+#include "sim/check.h"
 #include "sim/compare.h"
 #include "sim/config.h"
 #include "sim/jsonx.h"
@@ -206,7 +207,7 @@ static int cmd_run(int argc, char **argv)
     rc = 0;
     goto done;
 bad:
-    rc = fail_input(&err);
+    rc = err.io ? (fprintf(stderr, "mooncake-sim: %s\n", err.msg), 1) : fail_input(&err);
 done:
     free(cfg);
     free(sets);
@@ -925,6 +926,7 @@ static const char main_help[] =
     "                    highest value within the P90 TTFT / TBT SLO (see 'search --help')\n"
     "  compare BASE NEW  compare two runs' summaries, with regression bounds for CI\n"
     "                    (see 'compare --help')\n"
+    "  check DIR...      verify a run's outputs against their documented invariants\n"
     "  calib fit ...     fit cost models to measurements\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"
@@ -958,10 +960,12 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "compare"))
         return cmd_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "check"))
+        return sim_check_cmd(argc - 1, argv + 1);
     if (!strcmp(cmd, "calib"))
         return cmd_calib(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench"))
         return cmd_bench(argc - 1, argv + 1);
-    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, sweep, capacity, search, compare, calib, bench)\n", cmd);
+    fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, sweep, capacity, search, compare, check, calib, bench)\n", cmd);
     return EXIT_USAGE;
 }

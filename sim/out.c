@@ -1,4 +1,7 @@
-/* sim/out.c: see out.h. */
+/* sim/out.c: see out.h. A failure of the system (a mkdir, open, write,
+ * fsync or rename that fails: disk full, permission denied) is reported
+ * with sim_errf_io, so main exits 1; a target that is not a run's
+ * directory, or a path too long, is bad input (exit 2). */
 #include "sim/out.h"
 
 #include "sim/jsonx.h"
@@ -29,14 +32,14 @@ int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err)
             continue;
         *p = '\0';
         if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return sim_errf(err, "%s: cannot create directory: %s", buf, strerror(errno));
+            return sim_errf_io(err, "%s: cannot create directory: %s", buf, strerror(errno));
         *p = '/';
     }
     if (mkdir(buf, 0777) == 0) {
         if (created)
             *created = 1;
     } else if (errno != EEXIST) {
-        return sim_errf(err, "%s: cannot create directory: %s", buf, strerror(errno));
+        return sim_errf_io(err, "%s: cannot create directory: %s", buf, strerror(errno));
     }
     struct stat st;
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -65,7 +68,7 @@ int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t
     if (!o->f) {
         int e = errno;
         o->tmp_path[0] = '\0';
-        return sim_errf(err, "%s: cannot write: %s", o->final_path, strerror(e));
+        return sim_errf_io(err, "%s: cannot write: %s", o->final_path, strerror(e));
     }
     return 0;
 }
@@ -86,13 +89,13 @@ int sim_out_commit(sim_out_file_t *o, sim_err_t *err)
     if (e) {
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf(err, "%s: write failed: %s", o->final_path, strerror(e));
+        return sim_errf_io(err, "%s: write failed: %s", o->final_path, strerror(e));
     }
     if (rename(o->tmp_path, o->final_path) != 0) {
         e = errno;
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf(err, "%s: cannot rename into place: %s", o->final_path, strerror(e));
+        return sim_errf_io(err, "%s: cannot rename into place: %s", o->final_path, strerror(e));
     }
     o->tmp_path[0] = '\0';
     return 0;
@@ -126,7 +129,7 @@ int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err)
         return -1;
     if (sim_json_write(o.f, json) != 0) {
         sim_out_abort(&o);
-        return sim_errf(err, "%s: write failed", path);
+        return sim_errf_io(err, "%s: write failed", path);
     }
     return sim_out_commit(&o, err);
 }
@@ -213,12 +216,12 @@ static int check_replaceable(const char *final, const char *const *names, sim_er
 {
     struct stat st;
     if (stat(final, &st) != 0)
-        return errno == ENOENT ? 0 : sim_errf(err, "%s: %s", final, strerror(errno));
+        return errno == ENOENT ? 0 : sim_errf_io(err, "%s: %s", final, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return sim_errf(err, "%s: not a directory", final);
     DIR *dh = opendir(final);
     if (!dh)
-        return sim_errf(err, "%s: cannot read: %s", final, strerror(errno));
+        return sim_errf_io(err, "%s: cannot read: %s", final, strerror(errno));
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(dh)) != NULL)
@@ -272,7 +275,7 @@ int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *na
         int e = errno;
         slot_del(d);
         d->tmp_path[0] = '\0';
-        return sim_errf(err, "%s: cannot create a directory beside it: %s", final, strerror(e));
+        return sim_errf_io(err, "%s: cannot create a directory beside it: %s", final, strerror(e));
     }
     return 0;
 }
@@ -293,7 +296,7 @@ int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_
         int e = errno;
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf(err, "%s/%s: cannot write: %s", d->final_path, name, strerror(e));
+        return sim_errf_io(err, "%s/%s: cannot write: %s", d->final_path, name, strerror(e));
     }
     return 0;
 }
@@ -317,7 +320,7 @@ int sim_out_dir_commit(sim_out_dir_t *d, sim_err_t *err)
         if (sibling(d->final_path, "old", old, sizeof old) != 0 || rename(d->final_path, old) != 0) {
             int e = errno;
             sim_out_dir_abort(d);
-            return sim_errf(err, "%s: cannot move the earlier run aside: %s", d->final_path,
+            return sim_errf_io(err, "%s: cannot move the earlier run aside: %s", d->final_path,
                             strerror(e));
         }
     }
@@ -326,7 +329,7 @@ int sim_out_dir_commit(sim_out_dir_t *d, sim_err_t *err)
         if (old[0])
             rename(old, d->final_path);
         sim_out_dir_abort(d);
-        return sim_errf(err, "%s: cannot publish: %s", d->final_path, strerror(e));
+        return sim_errf_io(err, "%s: cannot publish: %s", d->final_path, strerror(e));
     }
     slot_del(d);
     if (old[0]) {

@@ -20,8 +20,11 @@ static void *slot(const sim_param_t *p, void *obj) { return (char *)obj + p->off
 
 static int range_err(const sim_param_t *p, double v, const char *where, sim_err_t *err)
 {
-    if (v >= p->min && v <= p->max)
+    if ((v >= p->min && v <= p->max) || (p->has_alt && v == p->alt))
         return 0;
+    if (p->has_alt)
+        return sim_errf(err, "%s: %g is out of range [%g, %g] (or exactly %g)", where, v, p->min,
+                        p->max, p->alt);
     return sim_errf(err, "%s: %g is out of range [%g, %g]", where, v, p->min, p->max);
 }
 
@@ -128,6 +131,29 @@ int sim_params_set_json(const sim_param_t *p, void *obj, const json_t *v, const 
     return -1;
 }
 
+int sim_params_check(const sim_params_t *t, const void *obj, const char *where, sim_err_t *err)
+{
+    for (size_t i = 0; t && i < t->n; i++) {
+        const sim_param_t *p = &t->p[i];
+        const void *v = (const char *)obj + p->off;
+        char at[600];
+        snprintf(at, sizeof at, "%s%s", where, p->key);
+        if (p->type == SIM_PARAM_INT) {
+            long long x = (long long)*(const int64_t *)v;
+            if (x < (long long)p->min || x > (long long)p->max)
+                return sim_errf(err, "%s: %lld is out of range [%.17g, %.17g]", at, x, p->min,
+                                p->max);
+        } else if (p->type == SIM_PARAM_NUM) {
+            double x = *(const double *)v;
+            if (!isfinite(x))
+                return sim_errf(err, "%s: expected a finite number", at);
+            if (range_err(p, x, at, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 void sim_params_defaults(const sim_params_t *t, void *obj)
 {
     memset(obj, 0, t->size);
@@ -176,8 +202,10 @@ void sim_params_print(const sim_params_t *t, const char *prefix, FILE *f)
         snprintf(name, sizeof name, "%s%s", prefix, p->key);
         fprintf(f, "  %-36s %-6s default %s", name, tn[p->type], p->def[0] ? p->def : "\"\"");
         if (p->type == SIM_PARAM_INT || p->type == SIM_PARAM_NUM)
-            fprintf(f, "  [%g, %g]", p->min, p->max);
-        else if (p->type == SIM_PARAM_ENUM)
+            fprintf(f, "  [%g, %g]%s", p->min, p->max, p->has_alt ? " or" : "");
+        if (p->has_alt)
+            fprintf(f, " %g", p->alt);
+        if (p->type == SIM_PARAM_ENUM)
             fprintf(f, "  {%s}", p->values);
         fprintf(f, "\n      %s\n", p->help);
     }

@@ -17,7 +17,7 @@
 
 typedef enum {
     SIM_PARAM_INT,  /* int64_t in [min, max] */
-    SIM_PARAM_NUM,  /* finite double in [min, max] */
+    SIM_PARAM_NUM,  /* finite double in [min, max], or alt when has_alt */
     SIM_PARAM_STR,  /* char[size] */
     SIM_PARAM_ENUM, /* char[size] holding one of values ("a|b|c") */
 } sim_param_type_t;
@@ -31,6 +31,8 @@ typedef struct sim_param {
     const char *def;    /* default, as --set would take it */
     const char *values; /* ENUM: the allowed values, '|'-separated */
     const char *help;
+    int has_alt;        /* NUM: alt is allowed too, outside [min, max] */
+    double alt;         /* a sentinel: -1 = the hardware's, 0 = off */
 } sim_param_t;
 
 typedef struct sim_params {
@@ -41,13 +43,17 @@ typedef struct sim_params {
 
 #define SIM_PARAM_MEMBER_SIZE(T, m) sizeof(((T *)0)->m)
 #define SIM_PARAM_I(key, T, m, lo, hi, def, help) \
-    {key, SIM_PARAM_INT, offsetof(T, m), 0, lo, hi, def, NULL, help}
+    {key, SIM_PARAM_INT, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0}
 #define SIM_PARAM_N(key, T, m, lo, hi, def, help) \
-    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help}
+    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0}
+/* A number in [lo, hi] or exactly alt (a sentinel outside the range). */
+#define SIM_PARAM_NX(key, T, m, alt, lo, hi, def, help) \
+    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 1, alt}
 #define SIM_PARAM_S(key, T, m, def, help) \
-    {key, SIM_PARAM_STR, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, NULL, help}
+    {key, SIM_PARAM_STR, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, NULL, help, 0, 0}
 #define SIM_PARAM_E(key, T, m, values, def, help) \
-    {key, SIM_PARAM_ENUM, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, values, help}
+    {key, SIM_PARAM_ENUM, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, values, help, \
+     0, 0}
 /* A table over the array fields describing struct T. */
 #define SIM_PARAMS(fields, T) {(fields), sizeof(fields) / sizeof((fields)[0]), sizeof(T)}
 
@@ -74,6 +80,11 @@ int sim_params_set_text(const sim_param_t *p, void *obj, const char *text, const
 int sim_params_set_json(const sim_param_t *p, void *obj, const json_t *v, const char *where,
                         sim_err_t *err);
 
+/* Every INT and NUM field of obj within its range (NUM: finite): 0, or -1
+ * with "<where><key>: ... is out of range ..." for the first that is not.
+ * For structs set directly, not through the engine. O(n). */
+int sim_params_check(const sim_params_t *t, const void *obj, const char *where, sim_err_t *err);
+
 /* The field's value as a new JSON value. */
 json_t *sim_params_get_json(const sim_param_t *p, const void *obj);
 
@@ -83,8 +94,8 @@ json_t *sim_params_to_json(const sim_params_t *t, const void *obj);
 /* "a, b, c": the table's keys (t may be NULL: "none"). */
 void sim_params_keys(const sim_params_t *t, char *buf, size_t len);
 
-/* One help entry per field: prefix + key, type, default, range or values,
- * then the help text. */
+/* One help entry per field: prefix + key, type, default, range (and alt)
+ * or values, then the help text. */
 void sim_params_print(const sim_params_t *t, const char *prefix, FILE *f);
 
 #endif

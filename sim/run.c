@@ -48,6 +48,7 @@ static void prefix_src(sim_err_t *err, const char *src)
     if (err && strncmp(err->msg, "$.", 2) == 0) {
         sim_err_t e = *err;
         sim_errf(err, "%s: %s", src, e.msg);
+        err->io = e.io;
     }
 }
 
@@ -233,10 +234,32 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
     return 0;
 }
 
-/* The cluster the config describes, over the run's inputs. */
-static void cluster_args(const sim_config_t *cfg, const run_state_t *s, sim_cluster_args_t *ka)
+/* Config seconds at $.key as ns, through the one checked conversion. The
+ * fields' ranges keep every one far inside int64 (the longest, 1e6 s, is
+ * 1e15 ns), so a failure here is a range that was widened too far. */
+static int to_ns(double s, const char *key, const char *src, sim_time_t *ns, sim_err_t *err)
+{
+    if (sim_s_to_ns(s, ns) != 0)
+        return sim_errf(err, "%s: $.%s: %g s is not a duration in [0, %g] s", src, key, s,
+                        (double)SIM_MAX_DURATION_NS / 1e9);
+    return 0;
+}
+
+/* The cluster the config describes, over the run's inputs. 0, or -1 with
+ * err located at the config key. */
+static int cluster_args(const sim_config_t *cfg, const run_state_t *s, const char *src,
+                        sim_cluster_args_t *ka, sim_err_t *err)
 {
     const model_hw_t *hw = s->hw;
+    sim_time_t inline_stall_ns, schedule_ns, store_ns, ts_ns, ttft_ns, tbt_ns;
+    if (to_ns(cfg->cluster.inline_stall_s, "cluster.inline_stall_s", src, &inline_stall_ns,
+              err) != 0 ||
+        to_ns(cfg->scheduler.schedule_s, "scheduler.schedule_s", src, &schedule_ns, err) != 0 ||
+        to_ns(cfg->cache.store_overhead_s, "cache.store_overhead_s", src, &store_ns, err) != 0 ||
+        to_ns(cfg->metrics.interval_s, "metrics.interval_s", src, &ts_ns, err) != 0 ||
+        to_ns(cfg->slo.ttft_s, "slo.ttft_s", src, &ttft_ns, err) != 0 ||
+        to_ns(cfg->slo.tbt_s, "slo.tbt_s", src, &tbt_ns, err) != 0)
+        return -1;
     *ka = (sim_cluster_args_t){
         .hw = hw, .llm = s->llm, .cost = s->cost,
         .system = sim_system_find(cfg->system.kind),
@@ -251,8 +274,8 @@ static void cluster_args(const sim_config_t *cfg, const run_state_t *s, sim_clus
             .prefill_group = (int)cfg->cluster.prefill_group,
             .prefill_chunk_tok = cfg->cluster.prefill_chunk,
             .inline_prefill = (int)cfg->cluster.inline_prefill,
-            .inline_stall_ns = (sim_time_t)llround(cfg->cluster.inline_stall_s * 1e9),
-            .schedule_ns = (sim_time_t)llround(cfg->scheduler.schedule_s * 1e9),
+            .inline_stall_ns = inline_stall_ns,
+            .schedule_ns = schedule_ns,
         },
         .pool = {
             .policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
@@ -262,18 +285,19 @@ static void cluster_args(const sim_config_t *cfg, const run_state_t *s, sim_clus
                 cfg->cache.dram_load_gbs > 0 ? cfg->cache.dram_load_gbs * 1e9 : hw->h2d_bytes_per_s,
             .ssd_read_bytes_per_s = cfg->cache.ssd_read_gbs > 0 ? cfg->cache.ssd_read_gbs * 1e9
                                                                 : hw->ssd_read_bytes_per_s,
-            .store_overhead_ns = (sim_time_t)(cfg->cache.store_overhead_s * 1e9 + 0.5),
+            .store_overhead_ns = store_ns,
             .hot_fetches = (int)cfg->cache.hot_fetches,
             .hot_replicas = (int)cfg->cache.hot_replicas,
         },
         .net = {.profile = &s->prof, .nic_bytes_per_s = s->nic_bytes_per_s},
         .vram_reserve_frac = cfg->cluster.vram_reserve_frac,
         .cache_global = strcmp(cfg->cache.scope, "global") == 0,
-        .ts_interval_ns = (sim_time_t)llround(cfg->metrics.interval_s * 1e9),
+        .ts_interval_ns = ts_ns,
         .seed = (uint64_t)cfg->seed,
-        .slo_ttft_ns = (sim_time_t)llround(cfg->slo.ttft_s * 1e9),
-        .slo_tbt_ns = (sim_time_t)llround(cfg->slo.tbt_s * 1e9),
+        .slo_ttft_ns = ttft_ns,
+        .slo_tbt_ns = tbt_ns,
     };
+    return 0;
 }
 
 /* The summary of a finished run (new reference). */
@@ -309,7 +333,7 @@ static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_
               sim_out_dir_open(&s->dir, &s->ftim, "timing.json", err) != 0;
     if (!bad && (sim_json_write(s->fsum.f, s->summary) != 0 ||
                  sim_json_write_exact(s->fcfg.f, s->eff) != 0 || sim_json_write(s->ftim.f, tj) != 0)) {
-        sim_errf(err, "%s: write failed", o->out_dir);
+        sim_errf_io(err, "%s: write failed", o->out_dir);
         bad = 1;
     }
     json_decref(tj);
@@ -384,15 +408,17 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     s.m = sim_metrics_new(s.csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
     sim_metrics_set_timeseries(s.m, s.tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
     sim_cluster_args_t ka;
-    cluster_args(cfg, &s, &ka);
+    if (cluster_args(cfg, &s, src, &ka, err) != 0)
+        goto done;
     s.cl = sim_cluster_new(&ka, s.m, err);
     if (!s.cl) {
-        sim_err_t e = *err;
-        sim_errf(err, "%s: $.model: %s", src, e.msg);
+        prefix_src(err, src); /* "$.model, $.cluster.vram_reserve_frac: ..." */
         goto done;
     }
-    if (simulate(o, &s, res, err) != 0)
+    if (simulate(o, &s, res, err) != 0) {
+        prefix_src(err, src); /* "$.metrics.interval_s: ..."; trace errors hold their file */
         goto done;
+    }
     s.summary = run_summary(cfg, &s, res);
     if (o->out_dir && write_outputs(o, &s, res, err) != 0)
         goto done;

@@ -2,6 +2,7 @@
  * so tests can count live bytes; max_align_t keeps the payload aligned. */
 #include "sim/util.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,31 @@ int sim_errf(sim_err_t *err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        err->io = 0;
     }
     return -1;
+}
+
+int sim_errf_io(sim_err_t *err, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->io = 1;
+    }
+    return -1;
+}
+
+int sim_s_to_ns(double s, sim_time_t *ns)
+{
+    /* 2^62 ns: INT64_MAX / 2 rounds up to it as a double, and llround of
+     * any double up to it fits an int64. */
+    if (!isfinite(s) || s < 0 || s * 1e9 > (double)SIM_MAX_DURATION_NS)
+        return -1;
+    *ns = (sim_time_t)llround(s * 1e9);
+    return 0;
 }
 
 void sim_assert_fail(const char *expr, const char *file, int line)

@@ -11,16 +11,29 @@
 typedef int64_t sim_time_t;
 #define SIM_NS_PER_S INT64_C(1000000000)
 #define SIM_NS_PER_MS INT64_C(1000000)
+/* The longest duration sim_s_to_ns takes: INT64_MAX / 2 ns (about 146
+ * years), so that a time plus one such duration cannot overflow. */
+#define SIM_MAX_DURATION_NS (INT64_MAX / 2)
+
+/* Seconds s as *ns, rounded to the nearest ns (llround): 0, or -1 when s is
+ * not finite, negative, or longer than SIM_MAX_DURATION_NS (*ns untouched).
+ * The one checked conversion for durations a user gives. */
+int sim_s_to_ns(double s, sim_time_t *ns);
 
 #define SIM_ERR_LEN 512
-/* A caller-owned buffer for user-input errors ("file:line: message"). */
+/* A caller-owned buffer for user-input errors ("file:line: message"). io
+ * tells the system's failures (a write, rename or fsync of results: disk
+ * full, permission denied) from bad input, so main can exit 1, not 2. */
 typedef struct sim_err {
     char msg[SIM_ERR_LEN];
+    int io;
 } sim_err_t;
 
-/* Format an error into err (may be NULL). Always returns -1 so callers can
- * write `return sim_errf(err, ...)`. */
+/* Format an error into err (may be NULL), io cleared; sim_errf_io sets
+ * it. Both return -1 so callers can write `return sim_errf(err, ...)`. */
 int sim_errf(sim_err_t *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int sim_errf_io(sim_err_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Bugs: an always-on assertion that prints the expression and file:line,

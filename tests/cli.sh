@@ -337,5 +337,80 @@ expect 2 "--seed 9007199254740993: expected an integer in [0, 2^53]" "$BIN" run 
 expect 2 "9007199254740993 is out of range [0, 9007199254740992]" "$BIN" run "$T/small.json" --set seed=9007199254740993 --out "$T/s53"
 expect 2 "--seed 1234567890123456789012345678901234567890...: expected an integer" "$BIN" run "$T/small.json" --seed 123456789012345678901234567890123456789012345678901234567890 --out "$T/s53"
 
+# Hardening: physical ranges, located errors, no requests, duplicate trace
+# fields, dotted keys in files; a failed write exits 1, bad input 2.
+expect 2 "--set network.nic_gbps=1e-9: 1e-09 is out of range [0.01, 100000] (or exactly -1)" "$BIN" run "$T/small.json" --set network.nic_gbps=1e-9 --out "$T/h1"
+expect 2 "--set metrics.interval_s=1e-10: 1e-10 is out of range [0.001, 1e+06] (or exactly 0)" "$BIN" run "$T/small.json" --set metrics.interval_s=1e-10 --out "$T/h1"
+expect 2 "small.json: \$.model, \$.cluster.vram_reserve_frac: model llama2-70b" "$BIN" run "$T/small.json" --set cluster.vram_reserve_frac=0.9 --out "$T/h1"
+printf '{"cluster.prefill": 2, "trace": {"generator": {"kind": "kimi"}}}\n' >"$T/flat.json"
+expect 2 'flat.json: $.cluster.prefill: the key "cluster.prefill" holds a '"'.'"': a config file nests it, {"cluster": {"prefill": ...}}' "$BIN" run "$T/flat.json" --out "$T/h1"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n' >"$T/hdr.csv"
+: >"$T/empty.jsonl"
+printf '{"timestamp": 0, "input_length": 10, "input_length": 20, "output_length": 5, "hash_ids": [1]}\n' >"$T/dup.jsonl"
+for x in hdr.csv empty.jsonl dup.jsonl; do printf '{"trace": {"path": "%s/%s"}}\n' "$T" "$x" >"$T/t_$x.json"; done
+expect 2 "hdr.csv: no requests" "$BIN" run "$T/t_hdr.csv.json" --out "$T/h1"
+expect 2 "empty.jsonl: no requests" "$BIN" run "$T/t_empty.jsonl.json" --out "$T/h1"
+expect 2 "dup.jsonl:1: duplicate field 'input_length'" "$BIN" run "$T/t_dup.jsonl.json" --out "$T/h1"
+[ ! -e "$T/h1" ] && ok || bad "bad input left $T/h1"
+expect 1 "write failed" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
+[ ! -e "$T/h2" ] && ok || bad "a failed write left $T/h2"
+
+# check: every shipped experiment (first 300 requests) and colocated,
+# admission, CPP, inlining, preemption and pool variants hold the
+# invariants README "Outputs" documents (known failures are printed, not
+# counted); a tampered copy fails with its file and line, bad input is 2.
+expect 0 "usage: mooncake-sim check DIR" "$BIN" check --help
+expect 0 "ts_loads" "$BIN" check --list
+expect 2 "expected at least one run directory" "$BIN" check
+expect 2 "$T/nope/config.json" "$BIN" check "$T/nope"
+checked() { # NAME EXP [--set ...]: run EXP into $T/ck/NAME, then check it
+    name=$1 exp=$2
+    shift 2
+    if ! "$BIN" run "$exp" --quiet --set trace.limit=300 "$@" --out "$T/ck/$name" 2>"$T/err"; then
+        bad "check: $name did not run: $(head -c 200 "$T/err")"
+    elif "$BIN" check --quiet "$T/ck/$name" >"$T/out" 2>&1; then
+        ok
+    else
+        bad "check $name: $(head -c 800 "$T/out")"
+    fi
+}
+for f in $EXPS; do
+    src="$(dirname "$0")/../$f"
+    if grep -q 'set-by-script' "$src"; then continue; fi
+    if grep -q 'MOONCAKE_TRACES' "$src" && [ -z "${MOONCAKE_TRACES:-}" ]; then
+        echo "SKIP: check: $f (MOONCAKE_TRACES not set)"
+        continue
+    fi
+    checked "$(echo "$f" | tr / _)" "$src"
+done
+D="$(dirname "$0")/../experiments/default.json"
+CO="--set cluster.prefill=0 --set cluster.decode=0 --set system.params.instances=4"
+checked vllm "$D" --set system.kind=vllm $CO
+checked vllm_pc "$D" --set system.kind=vllm_pc $CO --set trace.speed=3
+checked vllm_cp "$D" --set system.kind=vllm_cp $CO --set system.params.chunk_tokens=256
+for p in baseline early predictive; do
+    checked "adm_$p" "$D" --set admission.policy=$p --set scheduler.params.slo_reject=0 \
+        --set cluster.prefill=4 --set cluster.decode=1 --set trace.speed=2
+done
+checked cpp "$D" --set cluster.prefill_group=2 --set cluster.prefill_chunk=2048 --set network.transport=tcp
+checked inline "$D" --set hardware=h200x8 --set model=llama3-8b --set metrics.interval_s=1
+checked pool "$D" --set cache.policy=lfu --set cache.dram_tokens=20480 --set cache.ssd_tokens=40960 \
+    --set cache.scope=local --set cache.hot_fetches=1 --set cache.hot_replicas=2
+i=0 && : >"$T/pre.jsonl"
+while [ $i -lt 14 ]; do # 14 long prompts on one vLLM instance: preemptions
+    printf '{"timestamp": %d, "input_length": 95000, "output_length": 3000, "hash_ids": [%s]}\n' \
+        $i "$(seq -s, $((i * 1000)) $((i * 1000 + 185)))" >>"$T/pre.jsonl"
+    i=$((i + 1))
+done
+printf '{"trace": {"path": "%s/pre.jsonl"}, "system": {"kind": "vllm", "params": {"instances": 1}}, "cluster": {"prefill": 0, "decode": 0}}\n' "$T" >"$T/pre.json"
+checked preempt "$T/pre.json"
+grep -q '"preemptions": [1-9]' "$T/ck/preempt/summary.json" && ok || bad "check: the preemption run had none"
+cp -r "$T/ck/vllm" "$T/ck/tampered"
+sed -i '3s/,completed,\([^,]*\),\([^,]*\),\([^,]*\),[^,]*,/,completed,\1,\2,\3,99.000000,/' "$T/ck/tampered/requests.csv"
+expect 1 "$T/ck/tampered/requests.csv:3: id " "$BIN" check "$T/ck/tampered"
+grep -q '\[first_token\]' "$T/out" && grep -q '\[ttft\]' "$T/out" && ok || bad "check of a tampered ttft_s: $(head -c 600 "$T/out")"
+expect 2 "$T/nope/config.json" "$BIN" check "$T/ck/vllm" "$T/nope"
+grep -q "$T/ck/vllm: ok" "$T/out" && ok || bad "check did not go on after an unreadable directory"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -163,6 +163,7 @@ int main(void)
         test_calib_physics_suite,
         test_out_suite,
         test_summary_suite,
+        test_check_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

@@ -2,6 +2,7 @@
  * registries, --set, ${VAR} expansion and the effective-config round trip. */
 #include "tests/tests.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +89,7 @@ START_TEST(test_located_errors)
     EXPECT_ERR("fmt.json", "{\"trace\": {\"path\": \"a\", \"format\": \"parquet\"}}",
                "fmt.json: $.trace.format: unknown trace format 'parquet'");
     EXPECT_ERR("bw.json", "{\"cache\": {\"ssd_read_gbs\": 0}, \"trace\": {\"path\": \"a\"}}",
-               "bw.json: $.cache: dram_load_gbs and ssd_read_gbs must be -1 (hardware) or > 0");
+               "bw.json: $.cache.ssd_read_gbs: 0 is out of range [0.01, 100000] (or exactly -1)");
     EXPECT_ERR("evict.json", "{\"cache\": {\"policy\": \"arc\"}, \"trace\": {\"path\": \"a\"}}",
                "evict.json: $.cache.policy: unknown eviction policy 'arc' (valid: lru, lfu, length_aware)");
     EXPECT_ERR("adm.json", "{\"admission\": {\"policy\": \"x\"}, \"trace\": {\"path\": \"a\"}}",
@@ -371,6 +372,110 @@ START_TEST(test_exact_config_json)
 }
 END_TEST
 
+/* Physical quantities: plausible ranges with a sentinel outside them
+ * (-1: the hardware's; 0: off), enforced where they enter (file, --set)
+ * and again by validate for a struct set directly. Before: nic_gbps 1e-9
+ * overflowed ns arithmetic, metrics.interval_s 1e-9 wrote GBs and 1e-10
+ * silently turned the time series off. */
+START_TEST(test_physical_ranges)
+{
+    static const char tr[] = "\"trace\": {\"path\": \"a\"}";
+    char text[512];
+#define WITH(body) (snprintf(text, sizeof text, "{%s, %s}", tr, body), text)
+    EXPECT_ERR("n1.json", WITH("\"network\": {\"nic_gbps\": 1e-9}"),
+               "n1.json: $.network.nic_gbps: 1e-09 is out of range [0.01, 100000] (or exactly -1)");
+    EXPECT_ERR("n2.json", WITH("\"network\": {\"nic_gbps\": 2e5}"),
+               "n2.json: $.network.nic_gbps: 200000 is out of range");
+    EXPECT_ERR("n3.json", WITH("\"network\": {\"nic_gbps\": -0.5}"),
+               "n3.json: $.network.nic_gbps: -0.5 is out of range");
+    EXPECT_ERR("m1.json", WITH("\"metrics\": {\"interval_s\": 1e-9}"),
+               "m1.json: $.metrics.interval_s: 1e-09 is out of range [0.001, 1e+06] (or exactly 0)");
+    EXPECT_ERR("m2.json", WITH("\"metrics\": {\"interval_s\": 1e-10}"),
+               "m2.json: $.metrics.interval_s: 1e-10 is out of range");
+    EXPECT_ERR("d1.json", WITH("\"cache\": {\"dram_load_gbs\": 1e-300}"),
+               "d1.json: $.cache.dram_load_gbs: 1e-300 is out of range [0.01, 100000] (or exactly -1)");
+    EXPECT_ERR("s1.json", WITH("\"slo\": {\"ttft_s\": 1e-6}"),
+               "s1.json: $.slo.ttft_s: 1e-06 is out of range [0.001, 100000]");
+    sim_err_t err;
+    static const char *const good[] = {
+        "\"network\": {\"nic_gbps\": -1}", "\"network\": {\"nic_gbps\": 0.01}",
+        "\"network\": {\"nic_gbps\": 1e5}", "\"metrics\": {\"interval_s\": 0}",
+        "\"metrics\": {\"interval_s\": 0.001}", "\"cache\": {\"ssd_read_gbs\": -1}",
+        "\"cache\": {\"ssd_read_gbs\": 0.5}", "\"slo\": {\"tbt_s\": 0.001}",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(load_text("g.json", WITH(good[i]), &err) == 0, "%s: %s", good[i], err.msg);
+#undef WITH
+    /* --set, the same ranges */
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "network.nic_gbps=1e-9", &err), -1);
+    ck_assert_str_eq(err.msg, "--set network.nic_gbps=1e-9: 1e-09 is out of range [0.01, 100000] "
+                              "(or exactly -1)");
+    ck_assert_int_eq(sim_config_set(&cfg, "metrics.interval_s=0", &err), 0);
+    ck_assert_int_eq(sim_config_set(&cfg, "metrics.interval_s=0.0005", &err), -1);
+    /* set directly, caught by validate */
+    ck_assert_int_eq(sim_config_set(&cfg, "trace.path=a", &err), 0);
+    ck_assert_int_eq(sim_config_validate(&cfg, "v.json", &err), 0);
+    cfg.network.nic_gbps = 1e-9;
+    ck_assert_int_eq(sim_config_validate(&cfg, "v.json", &err), -1);
+    ck_assert_str_eq(err.msg, "v.json: $.network.nic_gbps: 1e-09 is out of range [0.01, 100000] "
+                              "(or exactly -1)");
+    cfg.network.nic_gbps = -1;
+    cfg.metrics.interval_s = 1e-10;
+    ck_assert_int_eq(sim_config_validate(&cfg, "v.json", &err), -1);
+    ck_assert_msg(strstr(err.msg, "v.json: $.metrics.interval_s: 1e-10 is out of range"), "%s",
+                  err.msg);
+    cfg.metrics.interval_s = 15;
+    cfg.cluster.decode = 5000;
+    ck_assert_int_eq(sim_config_validate(&cfg, "v.json", &err), -1);
+    ck_assert_str_eq(err.msg, "v.json: $.cluster.decode: 5000 is out of range [0, 4096]");
+}
+END_TEST
+
+/* The one checked seconds -> ns conversion: rounds to the nearest ns,
+ * refuses what is not a duration or would overflow int64 arithmetic. */
+START_TEST(test_s_to_ns)
+{
+    sim_time_t ns = 7;
+    ck_assert_int_eq(sim_s_to_ns(0, &ns), 0);
+    ck_assert_int_eq(ns, 0);
+    ck_assert_int_eq(sim_s_to_ns(0.05, &ns), 0);
+    ck_assert_int_eq(ns, 50000000);
+    ck_assert_int_eq(sim_s_to_ns(1.5e-9, &ns), 0);
+    ck_assert_int_eq(ns, 2);
+    ck_assert_int_eq(sim_s_to_ns(1e6, &ns), 0); /* the longest config duration */
+    ck_assert_int_eq(ns, INT64_C(1000000000000000));
+    ck_assert_int_eq(sim_s_to_ns(4.6e9, &ns), 0);
+    ck_assert(ns > 0 && ns <= SIM_MAX_DURATION_NS);
+    ns = 7;
+    ck_assert_int_eq(sim_s_to_ns(4.7e9, &ns), -1);
+    ck_assert_int_eq(sim_s_to_ns(1e300, &ns), -1);
+    ck_assert_int_eq(sim_s_to_ns(-1e-9, &ns), -1);
+    ck_assert_int_eq(sim_s_to_ns(NAN, &ns), -1);
+    ck_assert_int_eq(sim_s_to_ns(INFINITY, &ns), -1);
+    ck_assert_int_eq(ns, 7); /* untouched on failure */
+}
+END_TEST
+
+/* A dotted key in a file is not the nested path it spells: a located
+ * error with the nested form to write. */
+START_TEST(test_dotted_key)
+{
+    EXPECT_ERR("flat.json", "{\"cluster.prefill\": 2, \"trace\": {\"path\": \"a\"}}",
+               "flat.json: $.cluster.prefill: the key \"cluster.prefill\" holds a '.': a config "
+               "file nests it, {\"cluster\": {\"prefill\": ...}} (dotted paths are for --set)");
+    EXPECT_ERR("flat2.json", "{\"trace\": {\"generator.kind\": \"kimi\"}}",
+               "flat2.json: $.trace.generator.kind: the key \"generator.kind\" holds a '.': a "
+               "config file nests it, {\"generator\": {\"kind\": ...}}");
+    EXPECT_ERR("flat3.json", "{\"a.b.\": 1}", "flat3.json: $.a.b.: the key \"a.b.\" holds a '.'");
+    /* --set takes dotted paths, as before */
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "cluster.prefill=2", &err), 0);
+    ck_assert_int_eq(cfg.cluster.prefill, 2);
+}
+END_TEST
+
 Suite *test_config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -385,6 +490,9 @@ Suite *test_config_suite(void)
     tcase_add_test(tc, test_exact_config_json);
     tcase_add_test(tc, test_system_params);
     tcase_add_test(tc, test_system_config_shape);
+    tcase_add_test(tc, test_physical_ranges);
+    tcase_add_test(tc, test_s_to_ns);
+    tcase_add_test(tc, test_dotted_key);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,14 +2,17 @@
  * TTFT to the KV hand-off on a slow NIC, the inlining budget, decode VRAM
  * admission, conservation, determinism, no leaks, the
  * per-request TBT statistics and histogram percentiles against brute force,
- * an output directory holding another experiment, and the golden run on the
- * conversation trace. */
+ * an output directory holding another experiment, located run errors, the
+ * time-series bound, write failures as I/O errors, and the golden run on
+ * the conversation trace. */
 #include "tests/tests.h"
 
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -534,6 +537,102 @@ START_TEST(test_bad_trace_leaves_nothing)
 }
 END_TEST
 
+/* Run errors name the config keys they come from: a reserve that leaves
+ * the model no room names the reserve as well as the model (before: only
+ * $.model); a trace of no requests is an error (before: a header-only
+ * Azure CSV ran, span_s 1e-9). Nothing is written. */
+START_TEST(test_run_errors_located)
+{
+    static const int one[][3] = {{1000, 600, 3}};
+    const char *d = tests_tmpdir();
+    sim_run_result_t res;
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("vram.jsonl", one, 1));
+    cfg.cluster.vram_reserve_frac = 0.9;
+    const char *out = path_in(d, "vram_out");
+    ck_assert_int_eq(run(out, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "test.json: $.model, $.cluster.vram_reserve_frac: model "
+                                  "llama2-70b (140 GB of weights) does not fit the VRAM a node "
+                                  "keeps after the reserve") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "(a800x8: 8 x 80 GB x (1 - 0.9) = 64 GB)") != NULL, "%s", err.msg);
+    ck_assert_int_eq(err.io, 0);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    cfg.cluster.vram_reserve_frac = 0.1;
+    static const char hdr[] = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s",
+             tests_write_file(d, "hdr_only.csv", hdr, strlen(hdr)));
+    out = path_in(d, "hdr_out");
+    ck_assert_int_eq(run(out, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "hdr_only.csv: no requests (the file holds no records)") != NULL,
+                  "%s", err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+}
+END_TEST
+
+/* timeseries.csv is bounded (SIM_TS_MAX_ROWS): a run whose interval
+ * would write more rows stops with an error naming metrics.interval_s and
+ * writes nothing. Before, a 1e-9 s interval wrote GBs. Here 1 ms over a
+ * trace of 1,001 s. */
+START_TEST(test_timeseries_bounded)
+{
+    static const int two[][3] = {{0, 600, 3}, {1001000, 600, 3}};
+    sim_run_result_t res;
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("long.jsonl", two, 2));
+    tests_cfg_set(&cfg, "metrics.interval_s=0.001");
+    size_t live0 = sim_alloc_live_count();
+    const char *out = path_in(tests_tmpdir(), "ts_out");
+    ck_assert_int_eq(run(out, &res, &err), -1);
+    ck_assert_msg(strstr(err.msg, "test.json: $.metrics.interval_s: 0.001 s would write more than "
+                                  "1000000 rows of timeseries.csv") != NULL, "%s", err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+    /* a coarser interval runs */
+    tests_cfg_set(&cfg, "metrics.interval_s=1");
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+    char *ts = tests_read_file(path_in(out, "timeseries.csv"), NULL);
+    ck_assert_ptr_nonnull(ts);
+    int rows = 0;
+    for (const char *p = ts; *p; p++)
+        rows += *p == '\n';
+    free(ts);
+    ck_assert_int_ge(rows, 1001); /* header + a row a second to the last request's end */
+}
+END_TEST
+
+/* A write that fails (here the file-size limit, as a full disk would) is
+ * the system's failure, not bad input: err.io is set, so `run` exits 1
+ * (main.c), and nothing is published. */
+START_TEST(test_write_failure_is_io)
+{
+    static const int reqs[][3] = {{0, 600, 3}, {10, 700, 3}, {20, 800, 3}, {30, 900, 3}};
+    sim_run_result_t res;
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("io.jsonl", reqs, 4));
+    const char *out = path_in(tests_tmpdir(), "io_out");
+    struct rlimit old, small;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = old;
+    small.rlim_cur = 256; /* bytes: requests.csv's header alone is longer */
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = run(out, &res, &err);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, was);
+    ck_assert_int_eq(rc, -1);
+    ck_assert_msg(err.io == 1 && strstr(err.msg, "write failed") != NULL, "io %d: %s", err.io,
+                  err.msg);
+    ck_assert_int_eq(access(out, F_OK), -1);
+    /* the same run without the limit succeeds */
+    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+    json_decref(res.summary);
+}
+END_TEST
+
 /* Entries in dir, hidden temporaries included. */
 static int n_entries(const char *dir)
 {
@@ -779,6 +878,9 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_stream_invariants);
     tcase_add_test(tc, test_tbt_stats_brute_force);
     tcase_add_test(tc, test_hist_percentiles);
+    tcase_add_test(tc, test_run_errors_located);
+    tcase_add_test(tc, test_timeseries_bounded);
+    tcase_add_test(tc, test_write_failure_is_io);
     TESTS_ADD_TRACE_TEST(tc, test_golden_conversation_500);
     suite_add_tcase(s, tc);
     return s;

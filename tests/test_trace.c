@@ -135,7 +135,7 @@ START_TEST(test_lines_plain_and_zstd)
     write_text(paths[0], sizeof paths[0], "lines.txt", text);
     write_zstd(paths[1], sizeof paths[1], "lines.txt.zst", text, 0);
     for (int k = 0; k < 2; k++) {
-        sim_err_t err = {{0}};
+        sim_err_t err = {{0}, 0};
         trace_lines_t *r = trace_lines_open(paths[k], &err);
         ck_assert_ptr_nonnull(r);
         ck_assert_int_eq(trace_lines_is_zstd(r), k);
@@ -168,7 +168,7 @@ END_TEST
 START_TEST(test_lines_empty_and_missing)
 {
     char path[512];
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     write_text(path, sizeof path, "empty.txt", "");
     trace_lines_t *r = trace_lines_open(path, &err);
     ck_assert_ptr_nonnull(r);
@@ -226,7 +226,7 @@ START_TEST(test_mooncake_good_plain_zstd)
     write_text(plain, sizeof plain, "good.jsonl", text);
     write_zstd(zst, sizeof zst, "good.jsonl.zst", text, 0);
     free(text);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     size_t n1, n2;
     trace_t *t = open_file(plain, "auto", &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
@@ -315,6 +315,21 @@ static const struct {
      "hash_ids[1] is too large (9007199254740992 >= 2^53)"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992, 1]}",
      "hash_ids[0] is too large"},
+    /* cJSON keeps duplicates and finds the first: another parser would
+     * read the last, so a duplicate of a field the reader takes is an
+     * error, as in configs */
+    {"{\"timestamp\": 3, \"input_length\": 10, \"input_length\": 20, \"output_length\": 1, "
+     "\"hash_ids\": [0]}",
+     "duplicate field 'input_length'"},
+    {"{\"timestamp\": 3, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [0], "
+     "\"timestamp\": 1}",
+     "duplicate field 'timestamp'"},
+    {"{\"timestamp\": 3, \"output_length\": 1, \"input_length\": 10, \"output_length\": 9, "
+     "\"hash_ids\": [0]}",
+     "duplicate field 'output_length'"},
+    {"{\"timestamp\": 3, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [0], "
+     "\"hash_ids\": [1]}",
+     "duplicate field 'hash_ids'"},
 };
 
 START_TEST(test_mooncake_errors)
@@ -329,7 +344,7 @@ START_TEST(test_mooncake_errors)
              bad_cases[_i].rec);
     write_text(path, sizeof path, "bad.jsonl", text);
     for (int fmt = 0; fmt < 2; fmt++) {
-        sim_err_t err = {{0}};
+        sim_err_t err = {{0}, 0};
         int rc;
         int64_t n = drain(path, fmt ? "mooncake" : "auto", &rc, &err);
         ck_assert_int_eq(rc, TRACE_ERR);
@@ -338,7 +353,7 @@ START_TEST(test_mooncake_errors)
         ck_assert_msg(strstr(err.msg, bad_cases[_i].msg) != NULL, "case %d: %s", _i, err.msg);
     }
     /* An error is sticky: the record after the bad one is not read. */
-    sim_err_t err = {{0}}, err2 = {{0}};
+    sim_err_t err = {{0}, 0}, err2 = {{0}, 0};
     trace_t *t = open_file(path, "auto", &err);
     trace_req_t r;
     while (trace_next(t, &r, &err) == TRACE_OK)
@@ -363,7 +378,7 @@ START_TEST(test_zstd_truncated)
                               i, 513 + (i * 7919) % 511, 1 + i % 977, 2 * i, 2 * i + 1);
     char path[512];
     size_t zn = write_zstd(path, sizeof path, "whole.jsonl.zst", text, 0);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     int rc;
     ck_assert_int_eq(drain(path, "auto", &rc, &err), 20000);
     ck_assert_int_eq(rc, TRACE_END);
@@ -416,7 +431,7 @@ START_TEST(test_azure_good)
     char plain[512], zst[512];
     write_text(plain, sizeof plain, "az.csv", good_csv);
     write_zstd(zst, sizeof zst, "az.csv.zst", good_csv, 0);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     size_t n1, n2;
     trace_t *t = open_file(plain, NULL, &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
@@ -490,7 +505,7 @@ START_TEST(test_azure_errors)
              "2023-11-16 18:17:09.0,1,1\n",
              bad_rows[_i].row);
     write_text(path, sizeof path, "az_bad.csv", text);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     int rc;
     ck_assert_int_eq(drain(path, "auto", &rc, &err), 1);
     ck_assert_int_eq(rc, TRACE_ERR);
@@ -503,7 +518,7 @@ END_TEST
 START_TEST(test_azure_bad_header)
 {
     char path[512];
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     write_text(path, sizeof path, "az_hdr.csv", "TIMESTAMP,Context,Generated\n2023-11-16 18:17:03,1,1\n");
     ck_assert_ptr_null(open_file(path, "auto", &err));
     ck_assert_msg(strstr(err.msg, "az_hdr.csv:1: bad header 'TIMESTAMP,Context,Generated'") != NULL,
@@ -514,12 +529,55 @@ START_TEST(test_azure_bad_header)
 }
 END_TEST
 
+/* A trace with no requests is one error whatever its format: before, a
+ * header-only Azure CSV ran with 0 requests (span_s 1e-9) while an empty
+ * JSONL failed detection. Other keys than the reader's may repeat. */
+START_TEST(test_no_requests)
+{
+    char path[512];
+    sim_err_t err = {{0}, 0};
+    int rc;
+    static const struct {
+        const char *name, *text, *format, *msg;
+    } cases[] = {
+        {"hdr.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n", "auto",
+         "hdr.csv: no requests (the file holds no records)"},
+        {"hdr2.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n\n\n", "azure",
+         "hdr2.csv: no requests (the file holds no records)"},
+        {"e.jsonl", "", "auto", "e.jsonl: no requests (the file is empty)"},
+        {"blank.jsonl", "\n  \n\n", "auto", "blank.jsonl: no requests (the file is empty)"},
+        {"e2.jsonl", "", "mooncake", "e2.jsonl: no requests (the file holds no records)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_text(path, sizeof path, cases[i].name, cases[i].text);
+        ck_assert_int_eq(drain(path, cases[i].format, &rc, &err), 0);
+        ck_assert_int_eq(rc, TRACE_ERR);
+        ck_assert_msg(strstr(err.msg, cases[i].msg) != NULL, "%s: %s", cases[i].name, err.msg);
+    }
+    /* the error is sticky, and a limit does not hide it */
+    trace_open_args_t a = {.path = path, .format = "mooncake", .speed = 1, .limit = 5};
+    trace_t *t = trace_open(&a, &err);
+    ck_assert_ptr_nonnull(t);
+    trace_req_t r;
+    ck_assert_int_eq(trace_next(t, &r, &err), TRACE_ERR);
+    ck_assert_int_eq(trace_next(t, &r, &err), TRACE_ERR);
+    ck_assert_msg(strstr(err.msg, "no requests") != NULL, "%s", err.msg);
+    trace_close(t);
+    /* one record is enough; unknown keys may repeat */
+    write_text(path, sizeof path, "one.jsonl",
+               "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0], "
+               "\"note\": 1, \"note\": 2}\n");
+    ck_assert_int_eq(drain(path, "auto", &rc, &err), 1);
+    ck_assert_int_eq(rc, TRACE_END);
+}
+END_TEST
+
 /* ---- detection, registry, speed, limit ---- */
 
 START_TEST(test_detect_and_registry)
 {
     char path[512];
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     write_text(path, sizeof path, "garbage.txt", "hello,world\n{\"timestamp\": 0}\n");
     ck_assert_ptr_null(open_file(path, "auto", &err));
     ck_assert_msg(strstr(err.msg, "garbage.txt:1: cannot detect trace format (expected Mooncake "
@@ -529,11 +587,13 @@ START_TEST(test_detect_and_registry)
     ck_assert_ptr_nonnull(strstr(err.msg, "garbage.zst:1: cannot detect trace format"));
     write_text(path, sizeof path, "empty.jsonl", "");
     ck_assert_ptr_null(open_file(path, "auto", &err));
-    ck_assert_ptr_nonnull(strstr(err.msg, "empty.jsonl:1: cannot detect trace format"));
-    /* A named format reads an empty file as zero records. */
+    ck_assert_msg(strstr(err.msg, "empty.jsonl: no requests (the file is empty)") != NULL, "%s",
+                  err.msg);
+    /* A named format reads it as zero records: the same error. */
     int rc;
     ck_assert_int_eq(drain(path, "mooncake", &rc, &err), 0);
-    ck_assert_int_eq(rc, TRACE_END);
+    ck_assert_int_eq(rc, TRACE_ERR);
+    ck_assert_msg(strstr(err.msg, "empty.jsonl: no requests") != NULL, "%s", err.msg);
     /* An Azure file read as Mooncake fails on its first line. */
     write_text(path, sizeof path, "az2.csv", good_csv);
     drain(path, "mooncake", &rc, &err);
@@ -583,7 +643,7 @@ START_TEST(test_speed_and_limit)
                "{\"timestamp\": 1, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n"
                "{\"timestamp\": 1000, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n"
                "{\"timestamp\": 3000, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n");
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.path = path, .format = "auto", .speed = 3.0, .limit = 0};
     trace_t *t = trace_open(&a, &err);
     size_t n;
@@ -644,7 +704,7 @@ static trace_gen_params_t kimi_params(void)
 
 static rec_t *gen(const trace_gen_params_t *g, uint64_t seed, size_t *n)
 {
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = g, .seed = seed, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
@@ -694,7 +754,7 @@ static void kimi_means(const char *in_dist, double in_cv, const char *out_dist, 
     g.output.mean = 300;
     g.output.cv = 0.5;
     g.output.max = 1 << 20;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 7, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
@@ -746,7 +806,7 @@ START_TEST(test_kimi_shared_prefix)
     g.input.mean = 800;
     g.input.cv = 0.5;
     g.input.min = 512;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 1, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     ck_assert_ptr_nonnull(t);
@@ -814,7 +874,7 @@ START_TEST(test_kimi_memory_bounded)
     trace_gen_params_t g = kimi_params();
     g.requests = 200000;
     g.max_sessions = 4;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 3, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     trace_req_t r;
@@ -840,7 +900,7 @@ static double kimi_rate(const char *arrival, double cv, int64_t n_req, int *same
     snprintf(g.arrival, sizeof g.arrival, "%s", arrival);
     g.arrival_cv = cv;
     g.burst_period_s = 3.0;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 11, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
@@ -886,7 +946,7 @@ START_TEST(test_kimi_turn_gap_and_periodic)
     g.max_sessions = 512; /* sessions must outlive the gap */
     snprintf(g.arrival, sizeof g.arrival, "periodic");
     g.burst_period_s = 3;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 5, .speed = 1.0};
     trace_t *t = trace_open(&a, &err);
     ck_assert_ptr_nonnull(t);
@@ -970,7 +1030,7 @@ START_TEST(test_kimi_validation)
         g.max_sessions = 0;
     else if (!strcmp(w, "max_context_tok"))
         g.max_context_tok = 1100;
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .format = "auto", .seed = 1, .speed = 1.0};
     ck_assert_ptr_null(trace_open(&a, &err));
     ck_assert_str_eq(err.msg, kimi_bad[_i].msg);
@@ -992,7 +1052,7 @@ START_TEST(test_stats_small)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.path = path, .format = "auto", .speed = 1.0};
     ck_assert_int_eq(trace_stats(&a, f, &err), 0);
     fclose(f);
@@ -1047,7 +1107,7 @@ START_TEST(test_stats_generator_and_bench)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_open_args_t a = {.gen = &g, .seed = 5, .speed = 1.0, .limit = 1500};
     ck_assert_int_eq(trace_stats(&a, f, &err), 0);
     fclose(f);
@@ -1086,7 +1146,7 @@ static int64_t real_count(const char *rel, sim_time_t *last, uint64_t *first_ids
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", tests_traces_dir(), rel);
-    sim_err_t err = {{0}};
+    sim_err_t err = {{0}, 0};
     trace_t *t = open_file(path, "auto", &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
     trace_req_t r;
@@ -1149,6 +1209,7 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_azure_good);
     tcase_add_loop_test(tc, test_azure_errors, 0, (int)(sizeof bad_rows / sizeof bad_rows[0]));
     tcase_add_test(tc, test_azure_bad_header);
+    tcase_add_test(tc, test_no_requests);
     tcase_add_test(tc, test_detect_and_registry);
     tcase_add_test(tc, test_speed_and_limit);
     tcase_add_test(tc, test_stats_small);

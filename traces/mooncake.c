@@ -1,7 +1,8 @@
 /* traces/mooncake.c: the "mooncake" source, Mooncake FAST'25 JSONL records
  * ({"timestamp": ms, "input_length", "output_length", "hash_ids": [...]}),
  * one per line, parsed with cJSON. Invariant: every record yielded is
- * valid (lengths in range, ceil(input/512) ids, timestamps non-decreasing);
+ * valid (lengths in range, ceil(input/512) ids, timestamps non-decreasing,
+ * no field given twice);
  * the first bad record stops the stream with "PATH:LINE: message". */
 #include "traces/lines.h"
 
@@ -140,6 +141,31 @@ static int get_blocks(mc_state_t *s, const cJSON *obj, int64_t in_tok, uint32_t 
     return 0;
 }
 
+/* The fields the reader takes. cJSON keeps every duplicate and finds the
+ * first, so {"input_length": 10, "input_length": 20} would read as 10
+ * where another parser reads 20: a duplicate of one of these is an error
+ * (as in configs). Others are ignored, their duplicates too. */
+static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids"};
+#define MC_N_FIELDS (sizeof mc_fields / sizeof mc_fields[0])
+
+/* 0, or -1 with err at path:line naming the first duplicated field. One
+ * pass over the record's keys: O(keys x 4). */
+static int check_duplicates(const cJSON *obj, const char *path, long long line, sim_err_t *err)
+{
+    unsigned seen = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj) {
+        for (unsigned i = 0; i < MC_N_FIELDS; i++) {
+            if (!it->string || strcmp(it->string, mc_fields[i]) != 0)
+                continue;
+            if (seen & (1u << i))
+                return sim_errf(err, "%s:%lld: duplicate field '%s'", path, line, mc_fields[i]);
+            seen |= 1u << i;
+        }
+    }
+    return 0;
+}
+
 /* The request of one parsed record into *out (its blocks borrowed from
  * s until the next record). 0, or -1 with err at path:line on the first
  * invalid field, checked in record order. */
@@ -151,7 +177,8 @@ static int mc_record(mc_state_t *s, const cJSON *obj, trace_req_t *out, const ch
     sim_time_t ns = 0;
     int64_t in_tok, out_tok;
     uint32_t n = 0;
-    if (get_timestamp(obj, s->prev_ns, &ns, path, line, err) != 0 ||
+    if (check_duplicates(obj, path, line, err) != 0 ||
+        get_timestamp(obj, s->prev_ns, &ns, path, line, err) != 0 ||
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
         get_blocks(s, obj, in_tok, &n, path, line, err) != 0)

@@ -29,6 +29,7 @@ struct trace {
     int64_t n_out;
     int failed;           /* an error is sticky: later calls repeat it */
     sim_err_t first_err;
+    char *path;           /* the file, for "no requests"; NULL for a generator */
 };
 
 const trace_source_ops_t *trace_source_find(const char *name)
@@ -78,8 +79,7 @@ static const trace_source_ops_t *detect(const char *path, sim_err_t *err)
             sim_errf(err, "%s:%lld: cannot detect trace format (expected Mooncake JSONL or Azure CSV)",
                      path, (long long)trace_lines_lineno(r));
     } else if (rc == TRACE_END) {
-        sim_errf(err, "%s:1: cannot detect trace format (expected Mooncake JSONL or Azure CSV): "
-                 "the file is empty", path);
+        sim_errf(err, "%s: no requests (the file is empty)", path);
     }
     trace_lines_close(r);
     return ops;
@@ -148,6 +148,7 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
     t->speed = speed;
     t->limit = args->limit;
     t->output_cap = args->output_cap > 0 ? args->output_cap : 0;
+    t->path = ops->is_generator ? NULL : sim_xstrdup(args->path, "trace path");
     return t;
 }
 
@@ -166,6 +167,12 @@ int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err)
         else
             out->arrival_ns = (sim_time_t)llround(ns);
     }
+    /* A trace that yields nothing is an error wherever it is read: a run
+     * of it would report a span and rates over no requests at all. */
+    if (rc == TRACE_END && t->n_out == 0)
+        rc = t->path ? sim_errf(&t->first_err, "%s: no requests (the file holds no records)",
+                                t->path)
+                     : sim_errf(&t->first_err, "$.trace.generator: no requests");
     if (rc == TRACE_ERR) {
         t->failed = 1;
         return sim_errf(err, "%s", t->first_err.msg);
@@ -183,5 +190,6 @@ void trace_close(trace_t *t)
     if (!t)
         return;
     t->ops->close(t->state);
+    sim_free(t->path);
     sim_free(t);
 }

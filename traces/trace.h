@@ -92,7 +92,8 @@ typedef struct trace trace_t;
 /* Open a source (detecting the file format when format is "auto" or NULL).
  * Returns NULL and fills err on error. Caller frees with trace_close. */
 trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err);
-/* Next request, with speed and limit applied. */
+/* Next request, with speed and limit applied. A source that ends before
+ * its first request is an error: "PATH: no requests (...)". */
 int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err);
 void trace_close(trace_t *t);
 
