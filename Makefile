@@ -5,6 +5,7 @@
 #   make run        deps + build + the default experiment
 #   make test       deps + build + every test (unit, CLI, golden, calib builds)
 #   make bench      replay the conversation trace and report wall time
+#                   (STRICT=1: fail when a measurement is over its budget)
 #   make traces     download the public Mooncake traces into traces/data/
 #   make figures    the experiments: tables, CSVs and PNGs under results/
 #   make reproduce  the end-to-end comparisons with vLLM, one summary table
@@ -208,8 +209,8 @@ cli-test: $(BIN)
 # capacity run of a vLLM baseline, and the whole of make reproduce.
 bench: deps
 	@$(MAKE) --no-print-directory all
-	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench
-	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_experiments.sh
+	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench $(if $(filter 1,$(STRICT)),--strict)
+	@STRICT=$(STRICT) MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_experiments.sh
 
 # The figure scripts, longest first (they run several at once; the output
 # is printed in this order). FIGURE_JOBS=1 runs them one at a time.

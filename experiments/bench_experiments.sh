@@ -7,19 +7,25 @@
 trace_file conversation_trace >/dev/null
 fresh_dir "$ROOT/build/bench"
 ms() { date +%s%N | awk '{ printf "%.0f", $1 / 1000000 }'; }
+# over VALUE LIMIT: count a measurement over its budget (STRICT=1 fails then)
+n_over=0
+over() { if awk -v v="$1" -v l="$2" 'BEGIN { exit !(v > l) }'; then n_over=$((n_over + 1)); echo "  over budget"; fi; }
 s=$(ms)
 "$BIN" run "$ROOT/experiments/fast25/capacity_conversation_vllm.json" --quiet --out "$ROOT/build/bench/capacity"
 e=$(ms)
 echo "capacity run (vllm, 16 nodes, conversation trace): $((e - s)) ms wall (budget 2 s)"
+over $((e - s)) 2000
 s=$(ms)
 "$BIN" run "$ROOT/experiments/arxiv/table3_overload.json" --quiet --out "$ROOT/build/bench/overload"
 e=$(ms)
 echo "overload run (baseline admission, 10P+3D, conversation trace at 2.5x): $((e - s)) ms wall (budget 1 s)"
+over $((e - s)) 1000
 s=$(ms)
 "$BIN" search "$ROOT/experiments/arxiv/fig12_vllm_4m.json" --quiet --lo 0.1 \
     --set trace.generator.prompt_tok=16384 --out "$ROOT/build/bench/search" >"$ROOT/build/bench/search.txt"
 e=$(ms)
 echo "capacity search (fig12 16k, vLLM-[4M], from 0.1 req/s, $(sed -n 's/^  "probes": \([0-9]*\),$/\1/p' "$ROOT/build/bench/search/search.json") probes): $((e - s)) ms wall (budget 30 s)"
+over $((e - s)) 30000
 # A 64-point sweep of the conversation replay on one worker and on two
 # (budget: two workers at most 0.6x the wall time of one).
 s=$(ms)
@@ -29,6 +35,7 @@ m=$(ms)
 e=$(ms)
 cmp -s "$ROOT/build/bench/sweep-j1/sweep.csv" "$ROOT/build/bench/sweep-j2/sweep.csv" || echo "sweep: -j1 and -j2 differ!"
 echo "sweep, 64 conversation replays: -j1 $((m - s)) ms, -j2 $((e - m)) ms wall, ratio $(awk -v a=$((m - s)) -v b=$((e - m)) 'BEGIN { printf "%.2f", b / a }') (budget 0.6)"
+over "$(awk -v a=$((m - s)) -v b=$((e - m)) 'BEGIN { print b / a }')" 0.6
 s=$(ms)
 sh "$ROOT/experiments/reproduce.sh" >/dev/null
 e=$(ms)
@@ -55,3 +62,8 @@ s=$(ms)
 "$BIN" calib fit "$ROOT/build/bench/fit1000.json" -o "$ROOT/build/bench/fit1000.cal.json" >/dev/null
 e=$(ms)
 echo "calib fit, 1000 measurement points: $((e - s)) ms wall (budget 1 s)"
+over $((e - s)) 1000
+if [ "${STRICT:-0}" = 1 ] && [ "$n_over" -gt 0 ]; then
+    echo "bench: $n_over measurement(s) over budget" >&2
+    exit 1
+fi

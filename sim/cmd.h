@@ -9,7 +9,8 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir);
 int sim_cmd_capacity(int argc, char **argv, const char *data_dir);
 
 /* Time the sweep driver against a plain loop of the same runs (files go
- * under tmp_dir) and print the overhead per point. 0 or -1. */
-int sim_cmd_bench_sweep(const char *data_dir, const char *tmp_dir);
+ * under tmp_dir) and print the overhead per point; *over is incremented
+ * when it is over its 5 ms budget. 0 or -1. */
+int sim_cmd_bench_sweep(const char *data_dir, const char *tmp_dir, int *over);
 
 #endif

@@ -201,7 +201,10 @@ void sim_params_print(const sim_params_t *t, const char *prefix, FILE *f)
         char name[160];
         snprintf(name, sizeof name, "%s%s", prefix, p->key);
         fprintf(f, "  %-36s %-6s default %s", name, tn[p->type], p->def[0] ? p->def : "\"\"");
-        if (p->type == SIM_PARAM_INT || p->type == SIM_PARAM_NUM)
+        if (p->type == SIM_PARAM_INT) /* integer bounds as integers: 2^53, not 9.0072e+15 */
+            fprintf(f, "  [%lld, %lld]%s", (long long)p->min, (long long)p->max,
+                    p->has_alt ? " or" : "");
+        else if (p->type == SIM_PARAM_NUM)
             fprintf(f, "  [%g, %g]%s", p->min, p->max, p->has_alt ? " or" : "");
         if (p->has_alt)
             fprintf(f, " %g", p->alt);
