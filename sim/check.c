@@ -1254,25 +1254,15 @@ int sim_check_cmd(int argc, char **argv)
         case OPT_STRICT: o.strict = 1; break;
         case OPT_ALL: o.show_all = 1; break;
         case OPT_LIST: sim_check_list(stdout); rc = 0; break;
-        case OPT_HELP:
-            fputs(check_usage, stdout);
-            sim_opts_print(stdout, check_opts);
-            rc = 0;
-            break;
-        default:
-            fprintf(stderr, "mooncake-sim check: bad option (try 'mooncake-sim check --help')\n");
-            rc = 2;
-            break;
+        case OPT_HELP: rc = sim_opts_help(check_usage, check_opts, ""); break;
+        default: rc = sim_opts_usage_error("check", "bad option"); break;
         }
     }
     sim_opts_free(op);
     if (rc >= 0)
         return rc;
-    if (optind >= argc) {
-        fprintf(stderr, "mooncake-sim check: expected at least one run directory (try "
-                "'mooncake-sim check --help')\n");
-        return 2;
-    }
+    if (optind >= argc)
+        return sim_opts_usage_error("check", "expected at least one run directory");
     rc = 0;
     for (int i = optind; i < argc; i++) {
         sim_err_t err;

@@ -21,34 +21,11 @@
 
 #define EXIT_USAGE 2
 
-static int usage(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
-    return EXIT_USAGE;
-}
-
 /* The ids of the options of sweep and capacity (tables: sim/opts.h). */
 enum opt_id {
     OPT_HELP, OPT_OUT, OPT_QUIET, OPT_JOBS, OPT_FORCE, OPT_DRY_RUN,
     OPT_VARY, OPT_TARGET, OPT_LO, OPT_HI, OPT_TOL, OPT_MAXP, OPT_SET, OPT_SEED,
 };
-
-/* --help: usage and description, the option lines from opts, then tail
- * (may be ""). Returns exit status 0. */
-static int print_help(const char *usage, const sim_opt_t *opts, const char *tail)
-{
-    fputs(usage, stdout);
-    sim_opts_print(stdout, opts);
-    fputs(tail, stdout);
-    return 0;
-}
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* An integer option in [1, max]; 0 or -1. */
 static int opt_int(const char *opt, const char *text, long max, int *out)
@@ -152,13 +129,13 @@ static int sweep_parse(int argc, char **argv, sweep_cli_t *c)
         case OPT_FORCE: c->force = 1; break;
         case OPT_DRY_RUN: c->dry = 1; break;
         case OPT_QUIET: c->quiet = 1; break;
-        case OPT_HELP: rc = print_help(sweep_usage, sweep_opts, sweep_tail); break;
-        default: rc = usage("sweep", "bad option"); break;
+        case OPT_HELP: rc = sim_opts_help(sweep_usage, sweep_opts, sweep_tail); break;
+        default: rc = sim_opts_usage_error("sweep", "bad option"); break;
         }
     }
     sim_opts_free(op);
     if (rc < 0 && optind != argc - 1)
-        rc = usage("sweep", "expected exactly one sweep spec");
+        rc = sim_opts_usage_error("sweep", "expected exactly one sweep spec");
     return rc;
 }
 
@@ -195,7 +172,7 @@ static int sweep_points(const sim_sweep_spec_t *spec, const sweep_cli_t *c, cons
             if (!c->quiet)
                 printf("sweep: %d points, %d failed, %.2f s wall (%d rank%s x %d worker%s); "
                        "%s/sweep.csv\n",
-                       spec->n_points, failed, mono_s() - t0, n_ranks, n_ranks == 1 ? "" : "s",
+                       spec->n_points, failed, sim_mono_s() - t0, n_ranks, n_ranks == 1 ? "" : "s",
                        jobs, jobs == 1 ? "" : "s", out);
         }
     }
@@ -218,7 +195,7 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
                         "rebuild)\n");
         return EXIT_USAGE;
     }
-    double t0 = mono_s();
+    double t0 = sim_mono_s();
     sim_sweep_spec_t spec;
     sim_err_t err;
     char outbuf[PATH_MAX];
@@ -427,18 +404,18 @@ static int cap_opt(cap_cli_t *c, int id, const char *arg)
     case OPT_TOL:
         c->a.tol = strtod(arg, &end);
         if (end == arg || *end || !(c->a.tol > 0 && c->a.tol < 1))
-            return usage("capacity", "--tol: expected a number in (0, 1)");
+            return sim_opts_usage_error("capacity", "--tol: expected a number in (0, 1)");
         break;
     case OPT_MAXP:
         if (opt_int("max-probes", arg, 1000, &c->a.max_probes) != 0 || c->a.max_probes < 2)
-            return usage("capacity", "--max-probes: expected an integer in [2, 1000]");
+            return sim_opts_usage_error("capacity", "--max-probes: expected an integer in [2, 1000]");
         break;
     case OPT_SET: c->sets[c->n_sets++] = arg; break;
     case OPT_SEED: c->seed = arg; break;
     case OPT_OUT: c->out = arg; break;
     case OPT_QUIET: c->quiet = 1; break;
-    case OPT_HELP: return print_help(capacity_usage, capacity_opts, "");
-    default: return usage("capacity", "bad option");
+    case OPT_HELP: return sim_opts_help(capacity_usage, capacity_opts, "");
+    default: return sim_opts_usage_error("capacity", "bad option");
     }
     return -1;
 }
@@ -456,9 +433,9 @@ static int cap_parse(int argc, char **argv, cap_cli_t *c)
     if (rc >= 0)
         return rc;
     if (optind != argc - 1)
-        return usage("capacity", "expected exactly one experiment file");
+        return sim_opts_usage_error("capacity", "expected exactly one experiment file");
     if (!c->key || !c->target)
-        return usage("capacity", "--vary KEY and --target METRIC>=X are required");
+        return sim_opts_usage_error("capacity", "--vary KEY and --target METRIC>=X are required");
     return -1;
 }
 
@@ -610,7 +587,7 @@ int sim_cmd_bench_sweep(const char *data_dir, const char *tmp_dir, int *over)
     sim_sweep_result_t *res = sim_xcalloc(N, sizeof *res, "bench results");
     int rc = 0;
     for (int r = 0; r < REPS && rc == 0; r++) {
-        double t0 = mono_s();
+        double t0 = sim_mono_s();
         for (int i = 0; i < N && rc == 0; i++) {
             char pd[256];
             sim_sweep_point_dir(&s, i, pd, sizeof pd);
@@ -622,14 +599,14 @@ int sim_cmd_bench_sweep(const char *data_dir, const char *tmp_dir, int *over)
             if (rc == 0)
                 json_decref(rr.summary);
         }
-        double t1 = mono_s();
+        double t1 = sim_mono_s();
         loop_best = SIM_MIN(loop_best, t1 - t0);
         snprintf(dir, sizeof dir, "%s/sweep", tmp_dir);
         sim_sweep_opts_t so = {.out_dir = dir, .data_dir = data_dir, .jobs = 1, .n_ranks = 1};
         rc = rc || sim_sweep_run(&s, &so, res) != 0 || sim_sweep_write(&s, res, dir, &err) != 0;
         sim_sweep_results_free(res, N);
         memset(res, 0, sizeof *res * N);
-        sweep_best = SIM_MIN(sweep_best, mono_s() - t1);
+        sweep_best = SIM_MIN(sweep_best, sim_mono_s() - t1);
     }
     if (rc == 0)
         printf("sweep driver: %d one-request points, %.3f ms per point as a sweep, %.3f ms in a "

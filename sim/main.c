@@ -34,12 +34,6 @@ static int fail_input(const sim_err_t *e)
     return EXIT_USAGE;
 }
 
-static int usage_error(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
-    return EXIT_USAGE;
-}
-
 /* The ids of the options of this file's commands; each command's table
  * (sim/opts.h) holds those it takes. */
 enum opt_id {
@@ -51,15 +45,6 @@ enum opt_id {
     OPT_PLOT, OPT_HARDWARE, OPT_MODEL, OPT_CONNECT, OPT_LISTEN, OPT_SIZES, OPT_ITERS,
     OPT_TRACE, OPT_REPEAT, OPT_STRICT,
 };
-
-/* --help: the command's usage and description (usage), then the option
- * lines generated from its table. Returns exit status 0. */
-static int print_help(const char *usage, const sim_opt_t *opts)
-{
-    fputs(usage, stdout);
-    sim_opts_print(stdout, opts);
-    return 0;
-}
 
 /* Root of the built-in data: the directory above the executable's bin/,
  * else the current directory. */
@@ -169,14 +154,14 @@ static int cmd_run(int argc, char **argv)
         case OPT_SEED: seed = arg; break;
         case OPT_SET: sets[n_sets++] = arg; break;
         case OPT_QUIET: quiet = 1; break;
-        case OPT_HELP: rc = print_help(run_usage, run_opts); break;
+        case OPT_HELP: rc = sim_opts_help(run_usage, run_opts, ""); break;
         case OPT_HELP_CONFIG: sim_config_print_schema(stdout); rc = 0; break;
-        default: rc = usage_error("run", "bad option"); break;
+        default: rc = sim_opts_usage_error("run", "bad option"); break;
         }
     }
     sim_opts_free(op);
     if (rc < 0 && optind != argc - 1)
-        rc = usage_error("run", "expected exactly one experiment file");
+        rc = sim_opts_usage_error("run", "expected exactly one experiment file");
     if (rc >= 0) {
         free(sets);
         return rc;
@@ -349,8 +334,8 @@ static int cmd_trace(int argc, char **argv)
         case OPT_OUT: out = arg; break;
         case OPT_SET: sets[n_sets++] = arg; break;
         case OPT_SEED: seed = arg; break;
-        case OPT_HELP: rc = print_help(trace_usage, trace_opts); break;
-        default: rc = usage_error("trace", "bad option"); break;
+        case OPT_HELP: rc = sim_opts_help(trace_usage, trace_opts, ""); break;
+        default: rc = sim_opts_usage_error("trace", "bad option"); break;
         }
     }
     sim_opts_free(op);
@@ -365,7 +350,7 @@ static int cmd_trace(int argc, char **argv)
     } else if (argc - optind == 2 && strcmp(argv[optind], "gen") == 0) {
         rc = trace_gen(argv[optind + 1], out, sets, n_sets, seed);
     } else {
-        rc = usage_error("trace", "expected 'stats FILE', 'cache FILE' or 'gen EXP.json'");
+        rc = sim_opts_usage_error("trace", "expected 'stats FILE', 'cache FILE' or 'gen EXP.json'");
     }
 done:
     free(sets);
@@ -466,7 +451,7 @@ static int search_opt(search_cli_t *c, int id, const char *arg)
     case OPT_SEED: c->seed = arg; break;
     case OPT_OUT: c->out = arg; break;
     case OPT_QUIET: c->quiet = 1; break;
-    case OPT_HELP: return print_help(search_usage, search_opts);
+    case OPT_HELP: return sim_opts_help(search_usage, search_opts, "");
     case OPT_TTFT_F: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->ttft_factor, &err); break;
     case OPT_TBT_F: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->tbt_factor, &err); break;
     case OPT_TTFT_ABS: bad = opt_num(o->name, arg, 1e-9, 1e9, 0, &a->ttft_p90_s, &err); break;
@@ -474,7 +459,7 @@ static int search_opt(search_cli_t *c, int id, const char *arg)
     case OPT_MIN_REQ: bad = opt_num(o->name, arg, 1, 1e9, 1, &c->min_req, &err); break;
     case OPT_LIFE: bad = opt_num(o->name, arg, 0, 1e6, 0, &a->lifetimes, &err); break;
     case OPT_MAXP: bad = opt_num(o->name, arg, 2, 1000, 1, &c->max_probes, &err); break;
-    default: return usage_error("search", "bad option");
+    default: return sim_opts_usage_error("search", "bad option");
     }
     return bad ? fail_input(&err) : -1;
 }
@@ -492,9 +477,9 @@ static int search_parse(int argc, char **argv, search_cli_t *c)
     if (rc >= 0)
         return rc;
     if (optind != argc - 1)
-        return usage_error("search", "expected exactly one experiment file");
+        return sim_opts_usage_error("search", "expected exactly one experiment file");
     if (!c->lo_text)
-        return usage_error("search", "--lo is required");
+        return sim_opts_usage_error("search", "--lo is required");
     c->a.exp_src = argv[optind];
     c->a.ref_src = c->ref_path ? c->ref_path : c->a.exp_src;
     c->a.min_requests = (int64_t)c->min_req;
@@ -650,15 +635,15 @@ static int cmd_compare(int argc, char **argv)
                 rc = fail_input(&err);
             break;
         case OPT_QUIET: quiet = 1; break;
-        case OPT_HELP: rc = print_help(compare_usage, compare_opts); break;
-        default: rc = usage_error("compare", "bad option"); break;
+        case OPT_HELP: rc = sim_opts_help(compare_usage, compare_opts, ""); break;
+        default: rc = sim_opts_usage_error("compare", "bad option"); break;
         }
     }
     sim_opts_free(op);
     if (rc >= 0)
         goto done;
     if (argc - optind != 2) {
-        rc = usage_error("compare", "expected BASE and NEW (run directories or summary.json files)");
+        rc = sim_opts_usage_error("compare", "expected BASE and NEW (run directories or summary.json files)");
         goto done;
     }
     rc = sim_cmp_compare(argv[optind], argv[optind + 1], b, n_b, quiet, stdout, &err);
@@ -721,8 +706,8 @@ static int calib_parse(int argc, char **argv, calib_cli_t *c)
         case OPT_LISTEN: c->listen_port = atoi(arg); break;
         case OPT_SIZES: c->sizes = arg; break;
         case OPT_ITERS: c->iters = atoi(arg); break;
-        case OPT_HELP: rc = print_help(calib_usage, calib_opts); break;
-        default: rc = usage_error("calib", "bad option"); break;
+        case OPT_HELP: rc = sim_opts_help(calib_usage, calib_opts, ""); break;
+        default: rc = sim_opts_usage_error("calib", "bad option"); break;
         }
     }
     sim_opts_free(op);
@@ -739,9 +724,9 @@ static int calib_tcp(const calib_cli_t *c)
         return fail_input(&err);
     for (size_t i = 0; i < n; i++)
         if (sz[i] <= 0)
-            return usage_error("calib", "--sizes: every size must be > 0 bytes");
+            return sim_opts_usage_error("calib", "--sizes: every size must be > 0 bytes");
     if (c->iters < 1 || c->iters > 100000)
-        return usage_error("calib", "--iters: expected 1 to 100000");
+        return sim_opts_usage_error("calib", "--iters: expected 1 to 100000");
     calib_tcp_args_t ta = {.connect = c->conn, .listen_port = c->listen_port, .sizes = sz,
                            .n_sizes = n, .iters = c->iters};
     if (calib_tcp_bench(&ta, c->out, stdout, &err) != 0)
@@ -776,7 +761,7 @@ static int cmd_calib(int argc, char **argv)
     }
     if (!strcmp(sub, "tcp") && argc - optind == 1 && (c.out || c.listen_port > 0))
         return calib_tcp(&c);
-    return usage_error("calib", "expected 'fit FILE -o OUT', 'report FILE', 'roofline -H H -m M -o "
+    return sim_opts_usage_error("calib", "expected 'fit FILE -o OUT', 'report FILE', 'roofline -H H -m M -o "
                                 "OUT' or 'tcp -o OUT'");
 }
 
@@ -815,15 +800,15 @@ static int bench_parse(int argc, char **argv, char *tpath, size_t len, int *repe
         case OPT_TRACE: snprintf(tpath, len, "%s", arg); break;
         case OPT_REPEAT: *repeat = atoi(arg); break;
         case OPT_STRICT: *strict = 1; break;
-        case OPT_HELP: rc = print_help(bench_usage, bench_opts); break;
-        default: rc = usage_error("bench", "bad option"); break;
+        case OPT_HELP: rc = sim_opts_help(bench_usage, bench_opts, ""); break;
+        default: rc = sim_opts_usage_error("bench", "bad option"); break;
         }
     }
     sim_opts_free(op);
     if (rc >= 0)
         return rc;
     if (*repeat < 1 || *repeat > 1000 || optind != argc)
-        return usage_error("bench", "bad arguments");
+        return sim_opts_usage_error("bench", "bad arguments");
     if (!tpath[0]) {
         const char *d = getenv("MOONCAKE_TRACES");
         if (!d || !*d) {

@@ -148,3 +148,17 @@ void sim_opts_print(FILE *f, const sim_opt_t *table)
         }
     }
 }
+
+int sim_opts_help(const char *usage, const sim_opt_t *table, const char *tail)
+{
+    fputs(usage, stdout);
+    sim_opts_print(stdout, table);
+    fputs(tail, stdout);
+    return 0;
+}
+
+int sim_opts_usage_error(const char *cmd, const char *msg)
+{
+    fprintf(stderr, "mooncake-sim %s: %s (try 'mooncake-sim %s --help')\n", cmd, msg, cmd);
+    return 2;
+}

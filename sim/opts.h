@@ -57,4 +57,13 @@ const sim_opt_t *sim_opts_find(const sim_opt_t *table, int id);
 #define SIM_OPTS_HELP_COL 20
 void sim_opts_print(FILE *f, const sim_opt_t *table);
 
+/* A command's --help on stdout: usage (its usage line and description),
+ * the option lines of table, then tail ("" for none). Returns 0, the exit
+ * status. */
+int sim_opts_help(const char *usage, const sim_opt_t *table, const char *tail);
+
+/* "mooncake-sim CMD: MSG (try 'mooncake-sim CMD --help')" on stderr;
+ * returns 2, the exit status of a usage error. */
+int sim_opts_usage_error(const char *cmd, const char *msg);
+
 #endif

@@ -19,13 +19,6 @@
 #include "sim/out.h"
 #include "sim/system.h"
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress_line(void *ud, const sim_cluster_t *c)
 {
     (void)ud;
@@ -349,7 +342,7 @@ static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_
 static int simulate(const sim_run_opts_t *o, run_state_t *s, sim_run_result_t *res,
                     sim_err_t *err)
 {
-    double t0 = mono_s();
+    double t0 = sim_mono_s();
     sim_cluster_attach_trace(s->cl, s->trace);
     int show = o->progress && isatty(STDERR_FILENO);
     if (sim_cluster_run(s->cl, show ? progress_line : NULL, NULL, err) != 0) {
@@ -359,7 +352,7 @@ static int simulate(const sim_run_opts_t *o, run_state_t *s, sim_run_result_t *r
     }
     if (show)
         fprintf(stderr, "\r%70s\r", "");
-    res->wall_s = mono_s() - t0;
+    res->wall_s = sim_mono_s() - t0;
     res->events = sim_cluster_events(s->cl);
     res->counts = sim_metrics_counts(s->m);
     return 0;

@@ -305,13 +305,6 @@ typedef struct pool {
     int tty;
 } pool_t;
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void run_point(pool_t *p, int i, sim_config_t *cfg)
 {
     const sim_sweep_spec_t *s = p->s;
@@ -351,7 +344,7 @@ static void report(pool_t *p, int i)
         }
     }
     if (p->tty) {
-        double el = mono_s() - p->t0;
+        double el = sim_mono_s() - p->t0;
         fprintf(stderr, "\r  sweep: %d/%d points, %d failed, %.1f s elapsed, ~%.0f s left   ",
                 p->done, p->mine, p->failed, el,
                 p->done ? el / p->done * (p->mine - p->done) : 0.0);
@@ -389,7 +382,7 @@ static void *worker(void *ud)
 
 int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_sweep_result_t *res)
 {
-    pool_t p = {.s = s, .o = o, .res = res, .t0 = mono_s()};
+    pool_t p = {.s = s, .o = o, .res = res, .t0 = sim_mono_s()};
     p.tty = o->progress && isatty(STDERR_FILENO);
     for (int i = o->rank; i < s->n_points; i += o->n_ranks)
         p.mine++;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <time.h>
 
 typedef union alloc_hdr {
     size_t size;
@@ -154,4 +155,11 @@ void sim_fmt_shortest(double v, char *buf, size_t len)
         if (strtod(buf, NULL) == v)
             return;
     }
+}
+
+double sim_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

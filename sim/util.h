@@ -64,6 +64,9 @@ void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *lab
  * the lists of valid names in error messages; truncates safely. */
 void sim_names_append(char *buf, size_t len, size_t *off, const char *name);
 
+/* Monotonic wall-clock seconds (for timing runs, never for results). */
+double sim_mono_s(void);
+
 /* v as the shortest "%.{15,16,17}g" that reads back as v (into buf). */
 void sim_fmt_shortest(double v, char *buf, size_t len);
 

@@ -2,30 +2,9 @@
 # tests/cli.sh: the command line as users meet it: help, exit statuses,
 # located error messages, nothing half-written on bad input, outputs of a
 # small run, byte-identical reruns. Usage: sh tests/cli.sh bin/mooncake-sim
-set -u
 BIN=${1:?usage: cli.sh path/to/mooncake-sim}
-T=$(mktemp -d "${TMPDIR:-/tmp}/mooncake-cli-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS NEEDLE CMD...: run CMD, check exit status and that stderr
-# or stdout contains NEEDLE.
-expect() {
-    want=$1 needle=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        bad "$* -> exit $got, expected $want: $(head -c 300 "$T/err")"
-    elif [ -n "$needle" ] && ! grep -qF -- "$needle" "$T/out" "$T/err"; then
-        bad "$* -> output lacks '$needle': $(head -c 300 "$T/err")"
-    else
-        ok
-    fi
-}
+NAME=cli
+. "$(dirname "$0")/cli_lib.sh"
 
 expect 0 "usage: mooncake-sim COMMAND" "$BIN" --help
 expect 0 "usage: mooncake-sim run" "$BIN" run --help

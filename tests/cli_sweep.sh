@@ -6,27 +6,9 @@
 # directory holding another sweep is refused without --force; capacity
 # finds the rate a fine grid of runs finds, within its tolerance.
 # Usage: sh tests/cli_sweep.sh bin/mooncake-sim
-set -u
 BIN=${1:?usage: cli_sweep.sh path/to/mooncake-sim}
-T=$(mktemp -d "${TMPDIR:-/tmp}/mooncake-sweep-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect STATUS NEEDLE CMD...: exit status and a needle in stdout or stderr.
-expect() {
-    want=$1 needle=$2
-    shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" != "$want" ]; then
-        bad "$* -> exit $got, expected $want: $(head -c 300 "$T/err")"
-    elif [ -n "$needle" ] && ! grep -qF -- "$needle" "$T/out" "$T/err"; then
-        bad "$* -> output lacks '$needle': $(head -c 300 "$T/err")"
-    else
-        ok
-    fi
-}
+NAME=sweep
+. "$(dirname "$0")/cli_lib.sh"
 # col CSV NAME: the named column of CSV, one value per row.
 col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 static int n_skipped;
@@ -97,6 +98,18 @@ double csv_field(const char *csv, int row, int col)
     for (int c = 0; c < col; c++)
         p = strchr(p, ',') + 1;
     return atof(p);
+}
+
+int tests_n_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
 }
 
 void tests_params_set(const sim_params_t *t, void *obj, const char *set)

@@ -6,7 +6,6 @@
  * two writers of one file never share a temporary. */
 #include "tests/tests.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +18,6 @@
 
 static const char *const names[] = {"a.txt", "b.txt", NULL};
 
-/* Entries of dir (hidden ones too, but not . and ..). */
-static int n_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-    closedir(d);
-    return n;
-}
 
 static void put(sim_out_dir_t *d, const char *name, const char *text)
 {
@@ -61,8 +48,8 @@ START_TEST(test_dir_publish_and_replace)
     struct stat st;
     ck_assert(stat(final, &st) != 0); /* nothing until the commit */
     ck_assert_msg(sim_out_dir_commit(&d, &err) == 0, "%s", err.msg);
-    ck_assert_int_eq(n_entries(final), 2);
-    ck_assert_int_eq(n_entries(parent), 1); /* no private directory left beside it */
+    ck_assert_int_eq(tests_n_entries(final), 2);
+    ck_assert_int_eq(tests_n_entries(parent), 1); /* no private directory left beside it */
     /* a rerun writing only a.txt replaces the whole earlier run */
     ck_assert(sim_out_dir_begin(&d, final, names, &err) == 0);
     put(&d, "a.txt", "second a\n");
@@ -73,14 +60,14 @@ START_TEST(test_dir_publish_and_replace)
     a = read_in(final, "a.txt");
     ck_assert_str_eq(a, "second a\n");
     free(a);
-    ck_assert_int_eq(n_entries(final), 1);
-    ck_assert_int_eq(n_entries(parent), 1);
+    ck_assert_int_eq(tests_n_entries(final), 1);
+    ck_assert_int_eq(tests_n_entries(parent), 1);
     /* an aborted write leaves the target and nothing else */
     ck_assert(sim_out_dir_begin(&d, final, names, &err) == 0);
     put(&d, "b.txt", "third b\n");
     sim_out_dir_abort(&d);
-    ck_assert_int_eq(n_entries(final), 1);
-    ck_assert_int_eq(n_entries(parent), 1);
+    ck_assert_int_eq(tests_n_entries(final), 1);
+    ck_assert_int_eq(tests_n_entries(parent), 1);
     /* a target holding anything else is not a run's: refused */
     char other[700];
     snprintf(other, sizeof other, "%s/notes.md", final);
@@ -90,7 +77,7 @@ START_TEST(test_dir_publish_and_replace)
     ck_assert_int_eq(sim_out_dir_begin(&d, final, names, &err), -1);
     ck_assert_msg(strstr(err.msg, "holds 'notes.md', which is not a run's output") != NULL, "%s",
                   err.msg);
-    ck_assert_int_eq(n_entries(parent), 1);
+    ck_assert_int_eq(tests_n_entries(parent), 1);
 }
 END_TEST
 
@@ -121,7 +108,7 @@ START_TEST(test_dir_signal_cleanup)
     ck_assert_int_eq(WEXITSTATUS(status), 128 + SIGTERM);
     char parent[600];
     snprintf(parent, sizeof parent, "%s/sig", tests_tmpdir());
-    ck_assert_int_eq(n_entries(parent), 0); /* the private directory is gone */
+    ck_assert_int_eq(tests_n_entries(parent), 0); /* the private directory is gone */
 }
 END_TEST
 

@@ -7,7 +7,6 @@
  * the conversation trace. */
 #include "tests/tests.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -633,18 +632,6 @@ START_TEST(test_write_failure_is_io)
 }
 END_TEST
 
-/* Entries in dir, hidden temporaries included. */
-static int n_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
 
 /* An output directory whose config.json is another experiment's (or
  * unreadable) is refused before anything is written, naming the first key
@@ -662,7 +649,7 @@ START_TEST(test_out_dir_holds_other_experiment)
     json_decref(res.summary);
     size_t cfg_len, csv_len, len;
     char *cfg1 = tests_read_file(cfg_path, &cfg_len), *csv1 = tests_read_file(csv_path, &csv_len);
-    ck_assert_int_eq(n_entries(out), 5);
+    ck_assert_int_eq(tests_n_entries(out), 5);
 
     /* the same experiment: written over, the same bytes */
     ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
@@ -687,7 +674,7 @@ START_TEST(test_out_dir_holds_other_experiment)
     x = tests_read_file(csv_path, &len);
     ck_assert(len == csv_len && memcmp(x, csv1, len) == 0);
     free(x);
-    ck_assert_int_eq(n_entries(out), 5);
+    ck_assert_int_eq(tests_n_entries(out), 5);
 
     /* a key the file lacks, and a string value */
     cfg.cluster.prefill = 8;
@@ -712,7 +699,7 @@ START_TEST(test_out_dir_holds_other_experiment)
     o.out_dir = broken;
     ck_assert_int_eq(sim_run(&cfg, &o, &res, &err), -1);
     ck_assert_msg(strstr(err.msg, "holds a config.json that cannot be read") != NULL, "%s", err.msg);
-    ck_assert_int_eq(n_entries(broken), 1);
+    ck_assert_int_eq(tests_n_entries(broken), 1);
 
     /* force: written over */
     cfg.cluster.prefill = 4;
@@ -723,7 +710,7 @@ START_TEST(test_out_dir_holds_other_experiment)
     x = tests_read_file(cfg_path, NULL);
     ck_assert_ptr_nonnull(strstr(x, "\"prefill\": 4,"));
     free(x);
-    ck_assert_int_eq(n_entries(out), 5);
+    ck_assert_int_eq(tests_n_entries(out), 5);
     free(cfg1);
     free(csv1);
 }

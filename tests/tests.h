@@ -69,6 +69,8 @@ void tests_params_set(const struct sim_params *t, void *obj, const char *set);
 struct sim_config;
 void tests_cfg_set(struct sim_config *cfg, const char *assignment);
 
+/* Entries of dir, hidden ones too (not . and ..); asserts it opens. */
+int tests_n_entries(const char *dir);
 /* Read a whole file into a malloc'd NUL-terminated buffer (free with
  * free()); *len gets the size. NULL if it cannot be read. */
 char *tests_read_file(const char *path, size_t *len);
