@@ -53,6 +53,9 @@ typedef struct model_cost_args {
 typedef struct model_cost_ops {
     const char *name;
     const char *help;
+    /* The cost.* keys it reads besides model, NULL-terminated; the config
+     * refuses a changed key it does not read. */
+    const char *const *reads;
     /* Returns immutable state, or NULL with err filled. */
     void *(*init)(const model_cost_args_t *a, sim_err_t *err);
     void (*free)(void *st);

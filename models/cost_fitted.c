@@ -274,6 +274,7 @@ static const char *fitted_source(const void *st) { return ((const fitted_t *)st)
 const model_cost_ops_t model_cost_fitted = {
     .name = "fitted",
     .help = "fitted to measurements (a calibration file): prefill polynomial, decode roofline",
+    .reads = (const char *const[]){"calibration", NULL},
     .init = fitted_init,
     .free = fitted_free,
     .prefill_s = fitted_prefill_s,

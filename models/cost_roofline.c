@@ -53,6 +53,7 @@ static const char *roofline_source(const void *st) { return ((const roofline_t *
 const model_cost_ops_t model_cost_roofline = {
     .name = "roofline",
     .help = "derived from GPU specs (peak FLOPs, HBM bandwidth) with utilization factors",
+    .reads = (const char *const[]){"mfu", "mbu", "overhead_s", NULL},
     .init = roofline_init,
     .free = roofline_free,
     .prefill_s = roofline_prefill_s,

@@ -64,7 +64,7 @@ static const field_t fields[] = {
     FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
        "cut every request's output to at most this many tokens (0 = as in the trace)"),
     FS("trace.generator.kind", trace.generator.kind, "",
-       "synthetic generator instead of a file (kimi); empty = none"),
+       "synthetic generator instead of a file (kimi, arxiv, leval, longctx); empty = none; each reads only some trace.generator keys (listed at the end)"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
        "requests to generate"),
     FD("trace.generator.rate_rps", trace.generator.rate_rps, 1e-6, 1e6, "3.5",
@@ -648,6 +648,64 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
     return 0;
 }
 
+/* 1 when field p holds the same value in a and b. */
+static int field_equal(const field_t *p, const sim_config_t *a, const sim_config_t *b)
+{
+    const char *x = (const char *)a + p->off, *y = (const char *)b + p->off;
+    switch (p->type) {
+    case SIM_PARAM_INT:
+        return *(const int64_t *)(const void *)x == *(const int64_t *)(const void *)y;
+    case SIM_PARAM_NUM:
+        return *(const double *)(const void *)x == *(const double *)(const void *)y;
+    default:
+        return strcmp(x, y) == 0;
+    }
+}
+
+/* 1 when key ("input.mean") is one of reads or under one ("input"). */
+static int key_read(const char *key, const char *const *reads)
+{
+    for (; reads && *reads; reads++) {
+        size_t n = strlen(*reads);
+        if (strncmp(key, *reads, n) == 0 && (key[n] == '\0' || key[n] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+/* Plug-ins that share one config section (the generators' trace.generator,
+ * the cost models' cost) each read some of its keys: a key under prefix
+ * (other than the one naming the plug-in, skip) that the chosen plug-in
+ * does not read must keep its default, so that no setting is silently
+ * ignored. who names the plug-in ("generator 'arxiv'"); reads NULL: the
+ * section is unused and who says why. 0, or -1 with "src: $.KEY: ...". */
+static int check_unread(const sim_config_t *c, const char *prefix, const char *skip,
+                        const char *const *reads, const char *who, const char *src,
+                        sim_err_t *err)
+{
+    sim_config_t *dflt = sim_xmalloc(sizeof *dflt, "config defaults");
+    sim_config_defaults(dflt);
+    size_t plen = strlen(prefix);
+    const field_t *bad = NULL;
+    for (size_t i = 0; i < table.n && !bad; i++) {
+        const field_t *p = &table.p[i];
+        if (strncmp(p->key, prefix, plen) == 0 && strcmp(p->key + plen, skip) != 0 &&
+            !key_read(p->key + plen, reads) && !field_equal(p, c, dflt))
+            bad = p;
+    }
+    sim_free(dflt);
+    if (!bad)
+        return 0;
+    if (!reads)
+        return sim_errf(err, "%s: $.%s: %s; leave it out", src, bad->key, who);
+    char list[512] = "";
+    for (const char *const *r = reads; r && *r; r++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", r == reads ? "" : ", ",
+                 *r);
+    return sim_errf(err, "%s: $.%s: %s does not read it (it reads: %s); leave it out", src,
+                    bad->key, who, list);
+}
+
 /* The names the config gives each registry: hardware, model, cost model,
  * system and policies. 0, or -1 listing the valid names. */
 static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err)
@@ -667,6 +725,10 @@ static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err
         return sim_errf(err, "%s: $.cost.model: unknown cost model '%s' (valid: %s)", src,
                         c->cost.model, names);
     }
+    char who[300];
+    snprintf(who, sizeof who, "cost model '%s'", c->cost.model);
+    if (check_unread(c, "cost.", "model", model_cost_find(c->cost.model)->reads, who, src, err) != 0)
+        return -1;
     if (!sim_system_find(c->system.kind)) {
         sim_system_names(names, sizeof names);
         return sim_errf(err, "%s: $.system.kind: unknown system '%s' (valid: %s)", src,
@@ -728,6 +790,13 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
             return sim_errf(err, "%s: $.trace.generator.kind: unknown generator '%s' (valid: %s)",
                             src, c->trace.generator.kind, names);
         }
+        char who[300];
+        snprintf(who, sizeof who, "generator '%s'", g->name);
+        if (check_unread(c, "trace.generator.", "kind", g->reads, who, src, err) != 0)
+            return -1;
+    } else if (check_unread(c, "trace.generator.", "kind", NULL,
+                            "only a generator reads it, and this config replays a trace file (trace.path)", src, err) != 0) {
+        return -1;
     }
     if (strcmp(c->trace.format, "auto") != 0) {
         const trace_source_ops_t *r = trace_source_find(c->trace.format);
@@ -811,6 +880,31 @@ json_t *sim_config_to_json(const sim_config_t *cfg)
     return root;
 }
 
+/* "  PREFIX=NAME reads: a, b" for one plug-in sharing a section. */
+static void print_reads(FILE *f, const char *prefix, const char *name, const char *const *reads)
+{
+    fprintf(f, "  %s=%s reads:", prefix, name);
+    for (const char *const *r = reads; r && *r; r++)
+        fprintf(f, "%s %s", r == reads ? "" : ",", *r);
+    fprintf(f, "\n");
+}
+
+/* Which keys of a shared section each plug-in reads (the others must keep
+ * their defaults). */
+static void print_shared(FILE *f)
+{
+    char names[512], *save = NULL;
+    fprintf(f, "\ntrace.generator and cost: each generator and cost model reads only the keys "
+               "below;\na key it does not read must keep its default:\n");
+    trace_source_names(names, sizeof names, 1);
+    for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save))
+        print_reads(f, "trace.generator.kind", n, trace_source_find(n)->reads);
+    model_cost_names(names, sizeof names);
+    save = NULL;
+    for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save))
+        print_reads(f, "cost.model", n, model_cost_find(n)->reads);
+}
+
 void sim_config_print_schema(FILE *f)
 {
     fprintf(f, "Experiment config keys (JSON; dotted paths are nested objects):\n\n");
@@ -829,4 +923,5 @@ void sim_config_print_schema(FILE *f)
             sim_params_print(t, prefix, f);
         }
     }
+    print_shared(f);
 }

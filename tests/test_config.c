@@ -86,6 +86,22 @@ START_TEST(test_located_errors)
                "both.json: $.trace: set exactly one of");
     EXPECT_ERR("gen.json", "{\"trace\": {\"generator\": {\"kind\": \"zipf\"}}}",
                "gen.json: $.trace.generator.kind: unknown generator 'zipf'");
+    /* Keys of a shared section the chosen plug-in does not read. */
+    EXPECT_ERR("unread.json",
+               "{\"trace\": {\"generator\": {\"kind\": \"arxiv\", \"input\": {\"mean\": 100}}}}",
+               "unread.json: $.trace.generator.input.mean: generator 'arxiv' does not read it "
+               "(it reads: requests, rate_rps); leave it out");
+    EXPECT_ERR("unread2.json", "{\"trace\": {\"generator\": {\"kind\": \"kimi\", \"prompt_tok\": 4096}}}",
+               "unread2.json: $.trace.generator.prompt_tok: generator 'kimi' does not read it");
+    EXPECT_ERR("nogen.json", "{\"trace\": {\"path\": \"a\", \"generator\": {\"rate_rps\": 9}}}",
+               "nogen.json: $.trace.generator.rate_rps: only a generator reads it, and this config "
+               "replays a trace file (trace.path); leave it out");
+    EXPECT_ERR("mfu.json", "{\"cost\": {\"mfu\": 0.3}, \"trace\": {\"path\": \"a\"}}",
+               "mfu.json: $.cost.mfu: cost model 'fitted' does not read it (it reads: calibration)");
+    EXPECT_ERR("calib.json",
+               "{\"cost\": {\"model\": \"roofline\", \"calibration\": \"x\"}, \"trace\": {\"path\": \"a\"}}",
+               "calib.json: $.cost.calibration: cost model 'roofline' does not read it "
+               "(it reads: mfu, mbu, overhead_s)");
     EXPECT_ERR("fmt.json", "{\"trace\": {\"path\": \"a\", \"format\": \"parquet\"}}",
                "fmt.json: $.trace.format: unknown trace format 'parquet'");
     EXPECT_ERR("bw.json", "{\"cache\": {\"ssd_read_gbs\": 0}, \"trace\": {\"path\": \"a\"}}",

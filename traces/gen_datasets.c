@@ -175,10 +175,15 @@ static void *longctx_open(const trace_open_args_t *a, sim_err_t *e)
     return ds_open(DS_LONGCTX, a, e);
 }
 
+/* The datasets' lengths and sharing are their published statistics; only
+ * the count and the Poisson rate are the config's. */
+static const char *const ds_reads[] = {"requests", "rate_rps", NULL};
+
 const trace_source_ops_t trace_source_arxiv = {
     .name = "arxiv",
     .help = "ArXiv Summarization: input mean 8,088, output mean 229, no shared prefixes",
     .is_generator = 1,
+    .reads = ds_reads,
     .open = arxiv_open,
     .next = ds_next,
     .close = ds_close,
@@ -188,6 +193,7 @@ const trace_source_ops_t trace_source_leval = {
     .name = "leval",
     .help = "L-Eval: input mean 19,019, output mean 72, documents asked several questions",
     .is_generator = 1,
+    .reads = ds_reads,
     .open = leval_open,
     .next = ds_next,
     .close = ds_close,
@@ -197,6 +203,7 @@ const trace_source_ops_t trace_source_longctx = {
     .name = "longctx",
     .help = "long-context prompts of prompt_tok tokens, 512 output, half of each prompt shared",
     .is_generator = 1,
+    .reads = (const char *const[]){"requests", "rate_rps", "prompt_tok", NULL},
     .open = longctx_open,
     .next = ds_next,
     .close = ds_close,

@@ -77,6 +77,10 @@ typedef struct trace_source_ops {
     const char *name;
     const char *help;
     int is_generator;
+    /* Generators: the trace.generator keys it reads (besides kind),
+     * NULL-terminated; a name covers its sub-keys ("input" covers
+     * input.mean). The config refuses a changed key it does not read. */
+    const char *const *reads;
     void *(*open)(const trace_open_args_t *args, sim_err_t *err);
     int (*next)(void *state, trace_req_t *out, sim_err_t *err);
     void (*close)(void *state);
