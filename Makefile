@@ -207,11 +207,21 @@ cli-test: $(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one
-# capacity run of a vLLM baseline, and the whole of make reproduce.
+# capacity run of a vLLM baseline, the whole of make reproduce, and speed
+# at production scale (experiments/bench_scale.sh).
 bench: deps
 	@$(MAKE) --no-print-directory all
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" ./$(BIN) bench $(if $(filter 1,$(STRICT)),--strict)
 	@STRICT=$(STRICT) MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_experiments.sh
+	@$(MAKE) --no-print-directory $(FLOOR)
+	@STRICT=$(STRICT) FLOOR=$(FLOOR) MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/bench_scale.sh
+
+# The floor of a trace replay (bench/trace_floor.c), for make bench.
+FLOOR := $(BUILD)/bench/trace_floor
+$(FLOOR): $(BUILD)/bench/trace_floor.o $(BUILD)/libmooncake.a
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The figure scripts, longest first (they run several at once; the output
 # is printed in this order). FIGURE_JOBS=1 runs them one at a time.

@@ -177,6 +177,7 @@ typedef struct run_state {
     const model_hw_t *hw;
     const model_llm_t *llm;
     double nic_bytes_per_s;
+    double cpu0; /* the thread's CPU seconds when the run began */
     sim_net_profile_t prof;
     void *system_params, *place_params, *admit_params;
     model_cost_t *cost;
@@ -318,6 +319,8 @@ static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_
      * kept apart so summaries compare with cmp. */
     json_t *tj = json_object();
     json_object_set_new(tj, "wall_s", json_real(res->wall_s));
+    json_object_set_new(tj, "cpu_s", json_real(sim_thread_cpu_s() - s->cpu0));
+    json_object_set_new(tj, "peak_rss_mib", json_real(sim_peak_rss_mib()));
     json_object_set_new(tj, "events", json_integer((json_int_t)res->events));
     json_object_set_new(tj, "events_per_s",
                         json_real(res->wall_s > 0 ? (double)res->events / res->wall_s : 0));
@@ -384,7 +387,8 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     memset(res, 0, sizeof *res);
     if (sim_config_validate(cfg, src, err) != 0)
         return -1;
-    run_state_t s = {.hw = model_hw_find(cfg->hardware), .llm = model_llm_find(cfg->model)};
+    run_state_t s = {.hw = model_hw_find(cfg->hardware), .llm = model_llm_find(cfg->model),
+                     .cpu0 = sim_thread_cpu_s()};
     s.nic_bytes_per_s = cfg->network.nic_gbps > 0 ? cfg->network.nic_gbps * 1e9 / 8
                                                   : model_hw_nic_bytes_per_s(s.hw);
     int rc = -1;
@@ -415,6 +419,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     s.summary = run_summary(cfg, &s, res);
     if (o->out_dir && write_outputs(o, &s, res, err) != 0)
         goto done;
+    res->cpu_s = sim_thread_cpu_s() - s.cpu0;
     res->summary = s.summary;
     s.summary = NULL;
     rc = 0;

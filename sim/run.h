@@ -25,7 +25,8 @@ typedef struct sim_run_opts {
 typedef struct sim_run_result {
     sim_metrics_counts_t counts;
     uint64_t events;
-    double wall_s;
+    double wall_s; /* the simulation loop, wall clock */
+    double cpu_s;  /* the whole run (trace, simulation, outputs) on its thread */
     json_t *summary; /* owned by the caller: json_decref */
 } sim_run_result_t;
 

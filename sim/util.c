@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <time.h>
 
 typedef union alloc_hdr {
@@ -155,6 +156,21 @@ void sim_fmt_shortest(double v, char *buf, size_t len)
         if (strtod(buf, NULL) == v)
             return;
     }
+}
+
+double sim_thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double sim_peak_rss_mib(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_maxrss / 1024.0; /* Linux: KiB */
 }
 
 double sim_mono_s(void)

@@ -66,6 +66,10 @@ void sim_names_append(char *buf, size_t len, size_t *off, const char *name);
 
 /* Monotonic wall-clock seconds (for timing runs, never for results). */
 double sim_mono_s(void);
+/* CPU seconds the calling thread has used (user + system). */
+double sim_thread_cpu_s(void);
+/* The process's peak resident set, in MiB. */
+double sim_peak_rss_mib(void);
 
 /* v as the shortest "%.{15,16,17}g" that reads back as v (into buf). */
 void sim_fmt_shortest(double v, char *buf, size_t len);

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Part of make bench: speed at production scale, as CPU time from each
+# run's timing.json (the run's own thread) and ratios measured in this run.
+#  1. The conversation replay at 8P+8D (kvcentric, global pool, RDMA) over
+#     the trace-reading floor (bench/trace_floor: zstd + cJSON over every
+#     line, nothing else); budget 3x.
+#  2. CPU per request at 64P+64D and 512P+512D, the trace sped up 8x and
+#     64x so that every instance sees the same load, over that at 8P+8D;
+#     budgets 1.2x and 1.5x.
+#  3. experiments/scale/day_1024.json (a generated day, 8.64 M requests on
+#     512P+512D): wall time, CPU time and peak memory, run twice with the
+#     outputs compared; budgets 90 s wall, 4 GiB. BENCH_DAY_S=SECONDS runs
+#     only the first SECONDS of the day (default 600; 86400 is the whole
+#     day) and extrapolates the wall time linearly.
+# Medians of BENCH_REPEAT runs (default 3) where a ratio is taken.
+. "$(dirname "$0")/lib.sh"
+FLOOR=${FLOOR:?set FLOOR to the trace_floor program (make bench builds it)}
+trace=$(trace_file conversation_trace)
+out="$ROOT/build/bench/scale"
+fresh_dir "$out"
+rep=${BENCH_REPEAT:-3}
+n_over=0
+over() { if awk -v v="$1" -v l="$2" 'BEGIN { exit !(v > l) }'; then n_over=$((n_over + 1)); echo "  over budget"; fi; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+json_num() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1" | head -1; }
+# cpu_of NAME SETS...: median CPU seconds of rep runs of the 8P+8D replay
+# with SETS applied; the last run's directory is $out/NAME.
+cpu_of() {
+    name=$1; shift
+    i=0
+    while [ $i -lt "$rep" ]; do
+        "$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --force --out "$out/$name" "$@" || exit 1
+        json_num "$out/$name/timing.json" cpu_s
+        i=$((i + 1))
+    done | median
+}
+floor=$(i=0; while [ $i -lt "$rep" ]; do "$FLOOR" "$trace" | sed 's/.*lines, \([0-9.]*\) s cpu.*/\1/'; i=$((i + 1)); done | median)
+c8=$(cpu_of p8)
+n8=$(json_num "$out/p8/summary.json" total)
+echo "conversation replay, 8P+8D kvcentric: $c8 s cpu; trace-reading floor $floor s; ratio $(awk -v a="$c8" -v b="$floor" 'BEGIN { printf "%.2f", a / b }') (budget 3)"
+over "$(awk -v a="$c8" -v b="$floor" 'BEGIN { print a / b }')" 3
+c64=$(cpu_of p64 --set cluster.prefill=64 --set cluster.decode=64 --set trace.speed=8)
+n64=$(json_num "$out/p64/summary.json" total)
+r64=$(awk -v a="$c64" -v na="$n64" -v b="$c8" -v nb="$n8" 'BEGIN { printf "%.2f", (a / na) / (b / nb) }')
+echo "CPU per request, 64P+64D at 8x speed: $(awk -v a="$c64" -v n="$n64" 'BEGIN { printf "%.1f", a / n * 1e6 }') us vs $(awk -v a="$c8" -v n="$n8" 'BEGIN { printf "%.1f", a / n * 1e6 }') us at 8P+8D: ratio $r64 (budget 1.2)"
+over "$r64" 1.2
+rep=1 c512=$(rep=1 cpu_of p512 --set cluster.prefill=512 --set cluster.decode=512 --set trace.speed=64)
+n512=$(json_num "$out/p512/summary.json" total)
+r512=$(awk -v a="$c512" -v na="$n512" -v b="$c8" -v nb="$n8" 'BEGIN { printf "%.2f", (a / na) / (b / nb) }')
+echo "CPU per request, 512P+512D at 64x speed (one run): $(awk -v a="$c512" -v n="$n512" 'BEGIN { printf "%.1f", a / n * 1e6 }') us: ratio $r512 (budget 1.5)"
+over "$r512" 1.5
+day_s=${BENCH_DAY_S:-600}
+nreq=$((day_s * 100))
+for k in 1 2; do
+    "$BIN" run "$ROOT/experiments/scale/day_1024.json" --quiet --force --out "$out/day$k" \
+        --set trace.generator.requests=$nreq || exit 1
+done
+same=identical
+for f in summary.json requests.csv timeseries.csv; do
+    cmp -s "$out/day1/$f" "$out/day2/$f" || same="DIFFERENT ($f)"
+done
+w=$(json_num "$out/day1/timing.json" wall_s)
+c=$(json_num "$out/day1/timing.json" cpu_s)
+m=$(json_num "$out/day1/timing.json" peak_rss_mib)
+full=$(awk -v w="$w" -v s="$day_s" 'BEGIN { printf "%.0f", w * 86400 / s }')
+echo "day_1024, first $day_s s of the day ($nreq requests, 512P+512D): $w s wall, $c s cpu, peak $m MiB; outputs of two runs $same"
+echo "  the whole day: $full s wall$( [ "$day_s" = 86400 ] || echo ' (extrapolated)') (budget 90 s), peak $m MiB (budget 4096)"
+over "$full" 90
+over "$m" 4096
+[ "$same" = identical ] || n_over=$((n_over + 1))
+if [ "${STRICT:-0}" = 1 ] && [ "$n_over" -gt 0 ]; then
+    echo "bench: $n_over scale measurement(s) over budget" >&2
+    exit 1
+fi
