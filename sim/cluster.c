@@ -2,7 +2,7 @@
  * system's instances; arrivals read one ahead from the trace and handed to
  * the system; admission at arrival; the end of every request; the time
  * series; and the read-only view policies use. The systems live in
- * sim/pd.c (with sim/prefill.c and sim/decode.c) and sim/colocated.c. */
+ * sim/pd.c (with sim/prefill*.c and sim/decode.c) and sim/colocated.c. */
 #include "sim/cluster_int.h"
 
 #include <math.h>

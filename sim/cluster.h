@@ -24,7 +24,7 @@
 
 typedef struct sim_cluster sim_cluster_t;
 
-/* The pd system's instances (sim/pd.c, sim/prefill.c, sim/decode.c); all
+/* The pd system's instances (sim/pd.c, sim/prefill*.c, sim/decode.c); all
  * 0 under a colocated system. */
 typedef struct sim_cluster_pd {
     int n_prefill;

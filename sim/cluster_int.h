@@ -1,5 +1,5 @@
 /* sim/cluster_int.h: internal to the cluster (sim/cluster.c) and the
- * systems (sim/pd.c with sim/prefill.c and sim/decode.c; sim/colocated.c):
+ * systems (sim/pd.c with sim/prefill*.c and sim/decode.c; sim/colocated.c):
  * the cluster's state and the calls between its parts.
  * Node numbering under pd: prefill instance i owns nodes i*G .. i*G+G-1
  * (G = prefill group size; its first node holds its share of the KVCache
@@ -98,7 +98,7 @@ int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r);
  * prefill starts) or no longer (on = 0: it joined the batch or ended). */
 void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
 
-/* prefill.c */
+/* prefill.c (sim/prefill_plan.c for the prediction) */
 /* Queue a placed request (fetch started if it asks for one). */
 void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r);
 /* Predicted prefill time of r on instance i, assuming lead_blocks cached
