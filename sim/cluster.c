@@ -97,6 +97,37 @@ static void ts_row(sim_cluster_t *c)
     c->ts_prev_ns = now;
 }
 
+/* Nothing can change before the next arrival (the trace's record read
+ * ahead): no request in flight, no flow on the network, and no event
+ * pending but that arrival. */
+static int ts_idle(const sim_cluster_t *c)
+{
+    return c->live && c->n_arrived == c->n_done && sim_net_active(c->net) == 0 &&
+           sim_evq_pending(c->evq) == 1;
+}
+
+/* The time of the next row, on the grid k x metrics.interval_s. While the
+ * cluster is idle every row until the next arrival is the same (nothing
+ * moves, nothing is in flight, every load is 0, the pool is unchanged), so
+ * of an idle span's rows only the first and the last are written; the
+ * rows between them are skipped, with no event. The first row after a
+ * burst still shows the burst's end, and a plot drawn through the rows is
+ * exact across the span. ts_quiet: the row due next closes an interval in
+ * which nothing happened. */
+static sim_time_t ts_next_ns(sim_cluster_t *c)
+{
+    sim_time_t now = sim_evq_now(c->evq), iv = c->a.ts_interval_ns, next = now + iv;
+    int quiet_row = c->ts_quiet; /* the row just written */
+    c->ts_quiet = 0;
+    if (!ts_idle(c))
+        return next;
+    sim_time_t at = SIM_MAX(c->live->arrival_ns, now);
+    if (quiet_row && at > next + iv)
+        next = (at - 1) / iv * iv; /* the last interval that ends before the arrival */
+    c->ts_quiet = next < at;
+    return next;
+}
+
 static void ts_tick(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
@@ -120,7 +151,7 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
                  (double)sim_evq_now(c->evq) / 1e9, (long long)c->ts_max_rows);
         return;
     }
-    sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
+    sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
 }
 
 /* ---- arrivals ---- */
@@ -246,7 +277,7 @@ void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t)
     c->trace = t;
     pull_next(c);
     if (c->a.ts_interval_ns > 0)
-        sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
+        sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
 }
 
 int sim_cluster_run(sim_cluster_t *c, sim_cluster_progress_fn progress, void *ud, sim_err_t *err)

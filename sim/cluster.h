@@ -58,7 +58,13 @@ typedef struct sim_cluster_net {
 
 /* What a cluster is built from. A plug-in's params point to the struct
  * its table describes (NULL: it has none) and outlive the cluster. */
-/* timeseries.csv is bounded: at most SIM_TS_MAX_ROWS rows, and fewer when
+/* timeseries.csv: a row at every multiple of the interval while anything
+ * happens, and a last one at the end of the run. An idle span (nothing in
+ * flight, no flow, nothing scheduled before the next arrival) is written
+ * as its first and last rows, which are equal, as would be every row
+ * between them: those are skipped and cost no event, so rows and events
+ * follow the busy time, not the span.
+ * It is bounded: at most SIM_TS_MAX_ROWS rows, and fewer when
  * many instances widen a row (SIM_TS_FIXED_COLS + one load column per
  * instance) past SIM_TS_MAX_CELLS cells in all (about 1 GB). A run that
  * would write more stops with an error naming metrics.interval_s, so no

@@ -66,6 +66,7 @@ struct sim_cluster {
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */
+    int ts_quiet; /* the next row closes an interval in which nothing happened */
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
