@@ -5,6 +5,7 @@
 #define SIM_ADMIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/params.h"
 #include "sim/request.h"
@@ -48,6 +49,23 @@ int sim_admit_always(void *st, const sim_cluster_t *c, const sim_req_t *r);
 double sim_admit_prefill_load(const sim_cluster_t *c, const sim_req_t *r);
 /* Decode: the mean load over decode instances (sim_cluster_decode_load_now). */
 double sim_admit_decode_load_now(const sim_cluster_t *c);
+
+/* The decode-load forecast (the predictive policy): the mean decode load
+ * over decode instances at absolute time at_ns. Requests decoding now stay
+ * for their expected remaining decode time (sim_cluster_decode_residual_ns
+ * with t_d_ns and learned); requests in prefill join when their predicted
+ * prefill ends (sim_cluster_stamp_prefill_ends) and stay t_d_ns; requests
+ * prefilled and on their way join now. With oracle, each leaves after its
+ * real remaining tokens at its instance's current iteration time. O(requests
+ * in flight); the cluster is unchanged but for the requests' scratch stamp. */
+double sim_admit_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                               int learned, int oracle);
+/* The forecast's batch per decode instance: n[j] requests with ctx[j]
+ * context tokens reserving rsv[j] tokens of VRAM at at_ns (arrays of
+ * n_decode entries, overwritten), from which sim_admit_forecast_load
+ * computes the load (sim_cluster_decode_load). */
+void sim_admit_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
+                               int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
 
 const sim_admit_ops_t *sim_admit_find(const char *name);
 void sim_admit_names(char *buf, size_t len);

@@ -123,8 +123,11 @@ static const struct {
                         "one p<i>_load column per prefill instance and one d<j>_load per decode "
                         "instance of config.json's cluster; no rows when metrics.interval_s = 0"},
     [INV_TS_TIME] = {"ts_time", "timeseries.csv",
-                     "time_s increases; row k at k x metrics.interval_s (the last may end a "
-                     "partial interval earlier)"},
+                     "time_s increases; each row one metrics.interval_s after the one before, "
+                     "the first at 1 x (the last may end a partial interval earlier), or a "
+                     "whole number of intervals later across an idle span: the two rows idle "
+                     "(no flow, nothing in flight, every rate, utilization, wait and load 0) "
+                     "and otherwise equal"},
     [INV_TS_NONNEG] = {"ts_nonneg", "timeseries.csv",
                        "every rate, utilization, count and load >= 0"},
     [INV_TS_NIC] = {"ts_nic", "timeseries.csv",
@@ -1100,6 +1103,64 @@ static void ts_bad(ck_t *c, int id, size_t row, const char *fmt, ...)
     report(c, id, 0, "timeseries.csv", (long)row + 2, "%s", msg);
 }
 
+/* Rows a and b (nc columns) are an idle span's first and last: equal but
+ * for time_s, and idle (no flow, nothing in flight, every rate,
+ * utilization, wait and load 0), as every row skipped between them. */
+static int ts_idle_pair(const double *a, const double *b, size_t nc)
+{
+    static const int zero[] = {T_PD,    T_FETCH,     T_STAGE,    T_REPL,  T_UTIL_MEAN, T_UTIL_MAX,
+                               T_FLOWS, T_IN_FLIGHT, T_WAIT_MAX, T_PLOAD, T_DLOAD};
+    for (size_t k = 1; k < nc; k++)
+        if (a[k] != b[k] || (k >= N_TS_FIXED && a[k] != 0))
+            return 0;
+    for (size_t z = 0; z < sizeof zero / sizeof *zero; z++)
+        if (a[zero[z]] != 0)
+            return 0;
+    return 1;
+}
+
+/* time_s: increasing, and on the grid of metrics.interval_s: one interval
+ * after the row before (the first at 1 x), or whole intervals after it
+ * across a skipped idle span; the last row may end a partial interval.
+ * at_prev: the exact grid time of the row before. */
+static void check_ts_time(ck_t *c)
+{
+    double iv = c->interval_s, at_prev = 0;
+    for (size_t i = 0; i < c->ts_rows; i++) {
+        const double *v = c->ts + i * c->ts_cols, *prev = i ? v - c->ts_cols : NULL;
+        if (prev && v[T_TIME] <= prev[T_TIME]) {
+            if (iv > 0 && iv < 1e-3)
+                report(c, INV_TS_TIME, 1, "timeseries.csv", (long)i + 2,
+                       "time_s %.3f does not increase (previous %.3f): time_s is written with "
+                       "3 decimals, so metrics.interval_s = %g s < 1 ms repeats times (fix in "
+                       "sim/metrics.c)", v[T_TIME], prev[T_TIME], iv);
+            else
+                ts_bad(c, INV_TS_TIME, i, "time_s %.3f does not increase (previous %.3f)",
+                       v[T_TIME], prev[T_TIME]);
+        }
+        if (iv <= 0)
+            continue;
+        double at = at_prev + iv, tol = TS_TIME_HALF + at * 1e-9 + SLACK;
+        int last = i + 1 == c->ts_rows;
+        if (v[T_TIME] <= at + tol && (last ? v[T_TIME] >= at - iv - tol : v[T_TIME] >= at - tol)) {
+            at_prev = at;
+            continue;
+        }
+        double on = round(v[T_TIME] / iv) * iv;
+        if (!last && prev && v[T_TIME] > at &&
+            fabs(v[T_TIME] - on) <= TS_TIME_HALF + on * 1e-9 + SLACK &&
+            ts_idle_pair(prev, v, c->ts_cols)) {
+            at_prev = on; /* the last row of an idle span */
+            continue;
+        }
+        ts_bad(c, INV_TS_TIME, i, "row %zu at time_s %.3f, not %s %.3f (one metrics.interval_s "
+               "= %g after the row before)%s", i + 1, v[T_TIME], last ? "within" : "at", at, iv,
+               prev && v[T_TIME] > at ? ", nor a later multiple of it after an idle row equal to "
+                                        "it (a skipped idle span)" : "");
+        at_prev = fmax(on, at);
+    }
+}
+
 static void check_timeseries(ck_t *c)
 {
     size_t nc = c->ts_cols;
@@ -1112,31 +1173,13 @@ static void check_timeseries(ck_t *c)
     if (c->interval_s <= 0 && c->ts_rows > 0)
         report(c, INV_TS_COLUMNS, 0, "timeseries.csv", 2, "%zu rows, but metrics.interval_s "
                "= 0 asks for none", c->ts_rows);
+    check_ts_time(c);
     for (size_t i = 0; i < c->ts_rows; i++) {
         const double *v = c->ts + i * nc, *prev = i ? v - nc : NULL;
         for (size_t k = 0; k < nc; k++)
             if (v[k] < 0)
                 ts_bad(c, INV_TS_NONNEG, i, "%s = %g < 0", k < N_TS_FIXED ? ts_name[k] : "load",
                        v[k]);
-        if (prev && v[T_TIME] <= prev[T_TIME]) {
-            if (c->interval_s > 0 && c->interval_s < 1e-3)
-                report(c, INV_TS_TIME, 1, "timeseries.csv", (long)i + 2,
-                       "time_s %.3f does not increase (previous %.3f): time_s is written with "
-                       "3 decimals, so metrics.interval_s = %g s < 1 ms repeats times (fix in "
-                       "sim/metrics.c)", v[T_TIME], prev[T_TIME], c->interval_s);
-            else
-                ts_bad(c, INV_TS_TIME, i, "time_s %.3f does not increase (previous %.3f)",
-                       v[T_TIME], prev[T_TIME]);
-        }
-        if (c->interval_s > 0) {
-            double at = (double)(i + 1) * c->interval_s, tol = TS_TIME_HALF + at * 1e-9 + SLACK;
-            int last = i + 1 == c->ts_rows;
-            if (v[T_TIME] > at + tol || (!last && v[T_TIME] < at - tol) ||
-                (last && v[T_TIME] < at - c->interval_s - tol))
-                ts_bad(c, INV_TS_TIME, i, "row %zu at time_s %.3f, not %s %zu x "
-                       "metrics.interval_s = %.3f", i + 1, v[T_TIME], last ? "within" : "at",
-                       i + 1, at);
-        }
         if (v[T_UTIL_MEAN] > v[T_UTIL_MAX] + SLACK)
             ts_bad(c, INV_TS_NIC, i, "nic_util_mean %.5f > nic_util_max %.5f", v[T_UTIL_MEAN],
                    v[T_UTIL_MAX]);

@@ -2,7 +2,7 @@
  * system's instances; arrivals read one ahead from the trace and handed to
  * the system; admission at arrival; the end of every request; the time
  * series; and the read-only view policies use. The systems live in
- * sim/pd.c (with sim/prefill.c and sim/decode.c) and sim/colocated.c. */
+ * sim/pd.c (with sim/prefill*.c and sim/decode.c) and sim/colocated.c. */
 #include "sim/cluster_int.h"
 
 #include <math.h>
@@ -97,6 +97,37 @@ static void ts_row(sim_cluster_t *c)
     c->ts_prev_ns = now;
 }
 
+/* Nothing can change before the next arrival (the trace's record read
+ * ahead): no request in flight, no flow on the network, and no event
+ * pending but that arrival. */
+static int ts_idle(const sim_cluster_t *c)
+{
+    return c->live && c->n_arrived == c->n_done && sim_net_active(c->net) == 0 &&
+           sim_evq_pending(c->evq) == 1;
+}
+
+/* The time of the next row, on the grid k x metrics.interval_s. While the
+ * cluster is idle every row until the next arrival is the same (nothing
+ * moves, nothing is in flight, every load is 0, the pool is unchanged), so
+ * of an idle span's rows only the first and the last are written; the
+ * rows between them are skipped, with no event. The first row after a
+ * burst still shows the burst's end, and a plot drawn through the rows is
+ * exact across the span. ts_quiet: the row due next closes an interval in
+ * which nothing happened. */
+static sim_time_t ts_next_ns(sim_cluster_t *c)
+{
+    sim_time_t now = sim_evq_now(c->evq), iv = c->a.ts_interval_ns, next = now + iv;
+    int quiet_row = c->ts_quiet; /* the row just written */
+    c->ts_quiet = 0;
+    if (!ts_idle(c))
+        return next;
+    sim_time_t at = SIM_MAX(c->live->arrival_ns, now);
+    if (quiet_row && at > next + iv)
+        next = (at - 1) / iv * iv; /* the last interval that ends before the arrival */
+    c->ts_quiet = next < at;
+    return next;
+}
+
 static void ts_tick(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
@@ -120,7 +151,7 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
                  (double)sim_evq_now(c->evq) / 1e9, (long long)c->ts_max_rows);
         return;
     }
-    sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
+    sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
 }
 
 /* ---- arrivals ---- */
@@ -246,7 +277,7 @@ void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t)
     c->trace = t;
     pull_next(c);
     if (c->a.ts_interval_ns > 0)
-        sim_evq_after(c->evq, c->a.ts_interval_ns, ts_tick, NULL, 0);
+        sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
 }
 
 int sim_cluster_run(sim_cluster_t *c, sim_cluster_progress_fn progress, void *ud, sim_err_t *err)
@@ -335,11 +366,9 @@ sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const 
     return model_cost_decode_ns(c->a.cost, d->n_assigned + 1, d->tok_assigned + r->input_tok);
 }
 
-/* A decode instance's load (1 = at the SLO) with n requests of ctx context
- * tokens reserving rsv tokens of VRAM: its iteration time over the TBT SLO,
- * or, when greater, its VRAM reservations over its KV capacity (a request
- * that does not fit waits for VRAM, and that wait is part of its TBT). */
-static double decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
+/* A request that does not fit waits for VRAM, and that wait is part of
+ * its TBT: hence the VRAM term of the load. */
+double sim_cluster_decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
 {
     if (n <= 0)
         return 0;
@@ -351,7 +380,7 @@ static double decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_
 double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];
-    return decode_load(c, d->n_assigned + 1, d->tok_assigned + r->input_tok,
+    return sim_cluster_decode_load(c, d->n_assigned + 1, d->tok_assigned + r->input_tok,
                        d->rsv_assigned + r->input_tok + r->output_tok);
 }
 
@@ -365,7 +394,7 @@ double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_
         ctx += r->input_tok;
         rsv += r->input_tok + r->output_tok;
     }
-    return decode_load(c, n, ctx, rsv);
+    return sim_cluster_decode_load(c, n, ctx, rsv);
 }
 
 /* ---- overload view ---- */
@@ -424,22 +453,22 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
     return age_ns < t_d_ns ? t_d_ns - age_ns : t_d_ns;
 }
 
-void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv)
+/* ---- the view for forecasts ---- */
+
+sim_cluster_batch_view_t sim_cluster_decode_batch(const sim_cluster_t *c, int j)
 {
-    int nd = c->a.pd.n_decode;
+    const decode_inst_t *d = &c->dc[j];
+    return (sim_cluster_batch_view_t){.n = (int64_t)d->b.n, .ctx_tok = d->ctx_tok, .iter = d->b.iter};
+}
+
+const sim_req_t *sim_cluster_live_next(const sim_cluster_t *c, const sim_req_t *prev)
+{
+    return prev ? prev->live_next : c->live;
+}
+
+void sim_cluster_stamp_prefill_ends(const sim_cluster_t *c)
+{
     sim_time_t now = sim_evq_now(c->evq);
-    memset(n, 0, (size_t)nd * sizeof *n);
-    memset(ctx, 0, (size_t)nd * sizeof *ctx);
-    memset(rsv, 0, (size_t)nd * sizeof *rsv);
-    sim_time_t *iter = sim_xmalloc((size_t)nd * sizeof *iter + 1, "forecast iter");
-    for (int j = 0; j < nd; j++) {
-        const decode_inst_t *d = &c->dc[j];
-        iter[j] = d->b.n ? model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok)
-                             : model_cost_decode_ns(c->a.cost, 1, 0);
-    }
-    /* When each request still in prefill will reach decode: its instance's
-     * running prefill ends, then the queue in order. */
     for (int i = 0; i < c->a.pd.n_prefill; i++) {
         const prefill_inst_t *p = &c->pf[i];
         sim_time_t t = p->running ? p->run_end_ns : now;
@@ -450,44 +479,4 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
             q->forecast_join_ns = t;
         }
     }
-    for (const sim_req_t *r = c->live; r; r = r->live_next) {
-        if (r->status != SIM_REQ_ACTIVE || r->decode_inst < 0 || r->output_tok <= 1)
-            continue;
-        int j = r->decode_inst;
-        sim_time_t join, leave;
-        int64_t rctx = r->input_tok;
-        if (r->decode_join_ns > 0) { /* decoding */
-            const decode_inst_t *d = &c->dc[j];
-            join = r->decode_join_ns;
-            rctx += 1 + (d->b.iter - r->join_iter);
-            leave = now + (oracle ? (r->finish_iter - d->b.iter + 1) * iter[j]
-                                  : sim_cluster_decode_residual_ns(c, now - join, t_d_ns, learned));
-        } else {
-            /* in prefill (forecast_join set above), or prefilled and on its way */
-            join = r->prefill_done || r->prefill_inst < 0 ? now : SIM_MAX(r->forecast_join_ns, now);
-            leave = join + (oracle ? (r->output_tok - 1) * iter[j] : t_d_ns);
-        }
-        if (join <= at_ns && at_ns < leave) {
-            n[j]++;
-            ctx[j] += rctx;
-            rsv[j] += r->input_tok + r->output_tok;
-        }
-    }
-    sim_free(iter);
-}
-
-double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int learned, int oracle)
-{
-    int nd = c->a.pd.n_decode;
-    if (nd == 0)
-        return 0;
-    int64_t *n = sim_xcalloc((size_t)nd * 3, sizeof *n, "forecast");
-    int64_t *ctx = n + nd, *rsv = n + 2 * nd;
-    sim_cluster_forecast_decode(c, at_ns, t_d_ns, learned, oracle, n, ctx, rsv);
-    double sum = 0;
-    for (int j = 0; j < nd; j++)
-        sum += decode_load(c, n[j], ctx[j], rsv[j]);
-    sim_free(n);
-    return sum / nd;
 }

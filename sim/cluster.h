@@ -24,7 +24,7 @@
 
 typedef struct sim_cluster sim_cluster_t;
 
-/* The pd system's instances (sim/pd.c, sim/prefill.c, sim/decode.c); all
+/* The pd system's instances (sim/pd.c, sim/prefill*.c, sim/decode.c); all
  * 0 under a colocated system. */
 typedef struct sim_cluster_pd {
     int n_prefill;
@@ -58,7 +58,13 @@ typedef struct sim_cluster_net {
 
 /* What a cluster is built from. A plug-in's params point to the struct
  * its table describes (NULL: it has none) and outlive the cluster. */
-/* timeseries.csv is bounded: at most SIM_TS_MAX_ROWS rows, and fewer when
+/* timeseries.csv: a row at every multiple of the interval while anything
+ * happens, and a last one at the end of the run. An idle span (nothing in
+ * flight, no flow, nothing scheduled before the next arrival) is written
+ * as its first and last rows, which are equal, as would be every row
+ * between them: those are skipped and cost no event, so rows and events
+ * follow the busy time, not the span.
+ * It is bounded: at most SIM_TS_MAX_ROWS rows, and fewer when
  * many instances widen a row (SIM_TS_FIXED_COLS + one load column per
  * instance) past SIM_TS_MAX_CELLS cells in all (about 1 GB). A run that
  * would write more stops with an error naming metrics.interval_s, so no
@@ -154,29 +160,46 @@ double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_
 /* The same load over every request placed on j and not finished (queued
  * for prefill too), with r added: what placement balances. */
 double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r);
-/* Forecast of the mean decode load over decode instances at absolute time
- * at_ns: requests decoding now stay for their expected remaining decode
- * time (sim_cluster_decode_residual_ns), requests in prefill join when
- * their predicted prefill ends and stay t_d_ns. With oracle, each leaves
- * after its real remaining tokens at its instance's current iteration
- * time. O(requests in flight). */
-double sim_cluster_forecast_load(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int learned, int oracle);
-/* Expected remaining decode time of a request that has decoded age_ns:
+/* Expected remaining decode time of a request that has decoded age_ns
+ * (what the decode-load forecast, sim_admit_forecast_load, uses):
  * with learned, the mean residual of the observed decode durations longer
  * than age_ns (system level: no request's own length is used); with a set
  * uniform t_d (!learned, or nothing observed that long), what is left of
  * t_d_ns, or t_d_ns again once it has outlived it. */
 sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
                                           sim_time_t t_d_ns, int learned);
-/* The forecast's batch per decode instance: n[j] requests with ctx[j]
- * context tokens reserving rsv[j] tokens of VRAM at at_ns (arrays of
- * n_decode), from which sim_cluster_forecast_load computes the load. */
-void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_time_t t_d_ns,
-                                 int learned, int oracle, int64_t *n, int64_t *ctx, int64_t *rsv);
 /* Mean observed decode duration (first decode step to the last token) of
  * completed requests; fallback_ns before the first one. */
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns);
+
+/* The load of a decode instance (1 = at the SLO) running n requests of
+ * ctx_tok context tokens that reserve rsv_tok tokens of VRAM: its
+ * iteration time over the TBT SLO or, when greater, rsv_tok over its KV
+ * capacity; 0 when n is 0. The loads above are this of their counts. */
+double sim_cluster_decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx_tok, int64_t rsv_tok);
+
+/* ---- The view for forecasts (the decode-load forecast, sim/admit.h). ---- */
+/* Decode instance j's running batch: its members, their context tokens,
+ * and the iterations it has completed (a member has run iter - join_iter
+ * of them). */
+typedef struct sim_cluster_batch_view {
+    int64_t n;
+    int64_t ctx_tok;
+    int64_t iter;
+} sim_cluster_batch_view_t;
+sim_cluster_batch_view_t sim_cluster_decode_batch(const sim_cluster_t *c, int j);
+/* The live requests, in no particular order: the first with prev NULL,
+ * else the one after prev; NULL after the last. Every request arrived and
+ * not ended, and the trace's next record, read ahead (status active, no
+ * instance). O(1) each. */
+const sim_req_t *sim_cluster_live_next(const sim_cluster_t *c, const sim_req_t *prev);
+/* Stamp each request waiting for or running prefill on a pd instance with
+ * the time its prefill is predicted to end (r->forecast_join_ns): the
+ * running one's predicted end, then each queued one its prediction later
+ * than the one before it. Other requests keep their stamp. It writes only
+ * that scratch field, hence the view's const cluster. O(requests queued
+ * for prefill). */
+void sim_cluster_stamp_prefill_ends(const sim_cluster_t *c);
 
 /* Predicted time to hand r's whole KV from prefill instance i's node to
  * decode instance j's, from the network's state now. */

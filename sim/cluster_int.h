@@ -1,5 +1,5 @@
 /* sim/cluster_int.h: internal to the cluster (sim/cluster.c) and the
- * systems (sim/pd.c with sim/prefill.c and sim/decode.c; sim/colocated.c):
+ * systems (sim/pd.c with sim/prefill*.c and sim/decode.c; sim/colocated.c):
  * the cluster's state and the calls between its parts.
  * Node numbering under pd: prefill instance i owns nodes i*G .. i*G+G-1
  * (G = prefill group size; its first node holds its share of the KVCache
@@ -66,6 +66,7 @@ struct sim_cluster {
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */
+    int ts_quiet; /* the next row closes an interval in which nothing happened */
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
@@ -98,7 +99,7 @@ int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r);
  * prefill starts) or no longer (on = 0: it joined the batch or ended). */
 void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
 
-/* prefill.c */
+/* prefill.c (sim/prefill_plan.c for the prediction) */
 /* Queue a placed request (fetch started if it asks for one). */
 void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r);
 /* Predicted prefill time of r on instance i, assuming lead_blocks cached

@@ -165,7 +165,7 @@ START_TEST(test_forecast_matches_replay)
         /* the forecast does not change the state: one run serves all */
         sim_time_t at = sim_evq_now(f.c->evq) + ahead * SIM_NS_PER_S;
         int64_t n, ctx, rsv;
-        sim_cluster_forecast_decode(f.c, at, t_d, 1, 0, &n, &ctx, &rsv);
+        sim_admit_forecast_decode(f.c, at, t_d, 1, 0, &n, &ctx, &rsv);
         ck_assert_int_eq(rsv, n * 1301);
         /* Replay: how many of the requests known at 12.5 s decode at that
          * time? Each joins right after its prefill and leaves 9 s later.
@@ -187,7 +187,7 @@ END_TEST
  * a request's prefill has started, its KV streams to decode and counts
  * there (one request, 30 ms / 0.1 s = 0.3) though no batch runs yet.
  * Before, early used the forecast at now, which counted only batches and
- * prefilled requests: 0 here (sim_cluster_forecast_load at now still
+ * prefilled requests: 0 here (sim_admit_forecast_load at now still
  * gives that). And VRAM counts on its own: reservations of twice the KV
  * capacity give a load above 2 with an iteration far below the SLO
  * (before: the iteration stretched by the overflow, 60 ms, a load of
@@ -209,7 +209,7 @@ START_TEST(test_early_counts_kv_on_its_way)
     ck_assert_double_eq_tol(sim_admit_decode_load_now(c), load, 1e-12);
     /* the request itself is not counted twice */
     ck_assert_double_eq_tol(sim_cluster_decode_load_now(c, 0, c->pf[0].running), load, 1e-12);
-    ck_assert_double_eq(sim_cluster_forecast_load(c, now, 9 * SIM_NS_PER_S, 1, 0), 0); /* the old */
+    ck_assert_double_eq(sim_admit_forecast_load(c, now, 9 * SIM_NS_PER_S, 1, 0), 0); /* the old */
     int64_t cap = sim_cluster_decode_kv_cap_tok(c);
     d->rsv_inbound += 2 * cap;
     double over = (double)d->rsv_inbound / (double)cap;
@@ -260,7 +260,7 @@ START_TEST(test_forecast_keeps_long_decodes)
     ck_assert_int_gt(now - r->decode_join_ns, t_d);
     ck_assert_int_le(r->decode_join_ns + t_d, at); /* the old leave time */
     int64_t n, ctx, rsv;
-    sim_cluster_forecast_decode(c, at, t_d, 1, 0, &n, &ctx, &rsv);
+    sim_admit_forecast_decode(c, at, t_d, 1, 0, &n, &ctx, &rsv);
     ck_assert_int_eq(n, 1);
     ck_assert_int_eq(rsv, 1000 + 1001);
     /* a set t_d: what is left of it, observations ignored */

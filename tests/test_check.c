@@ -474,6 +474,50 @@ START_TEST(test_known_ts_time)
 }
 END_TEST
 
+/* The time series skips an idle span's rows but its first and last: a
+ * gap of whole intervals holds between two idle rows equal but for
+ * time_s. A gap after a busy row, between unequal rows or off the grid
+ * breaks ts_time. */
+START_TEST(test_ts_idle_span)
+{
+    static const char idle[] = "0.0000,0.0000,0.0000,0.0000,0.00000,0.00000,0,0,0.0000,1.25000,2,2,"
+                               "0.0000,0.0000,0.0000,0.0000,0.0000\n";
+    static const char busy[] = "4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,1,1,0.0000,1.25000,2,2,"
+                               "0.0500,0.2000,0.0000,0.1000,0.2000\n";
+    const char *hdr_end = strchr(ts_csv, '\n') + 1, *row1_end = strchr(hdr_end, '\n') + 1;
+    /* rows at 1 (busy), 2 (idle), 5 (idle), 5.5 (the last) */
+    static const struct {
+        const char *t2, *r2, *t3, *r3, *what;
+    } cases[] = {
+        {"2.000,", idle, "5.000,", idle, NULL},
+        {"2.000,", busy, "5.000,", busy, "[ts_time]"},  /* not idle */
+        {"2.000,", idle, "5.000,", busy, "[ts_time]"},  /* not equal */
+        {"2.000,", idle, "5.400,", idle, "[ts_time]"},  /* off the grid */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char ts[4096];
+        size_t n = (size_t)(row1_end - ts_csv);
+        memcpy(ts, ts_csv, n);
+        n += (size_t)snprintf(ts + n, sizeof ts - n, "%s%s%s%s5.500,%s", cases[k].t2, cases[k].r2,
+                              cases[k].t3, cases[k].r3, cases[k].r3);
+        char name[32];
+        snprintf(name, sizeof name, "idle_span%zu", k);
+        const char *dir = make_run(name, NULL, NULL);
+        tests_write_file(dir, "timeseries.csv", ts, n);
+        sim_err_t err;
+        sim_check_result_t res;
+        char *text;
+        int64_t bad = check(dir, 1, &res, &text, &err);
+        if (!cases[k].what)
+            ck_assert_msg(bad == 0, "case %zu: %s", k, text);
+        else
+            ck_assert_msg(bad > 0 && strstr(text, "timeseries.csv:4:") && strstr(text, cases[k].what),
+                          "case %zu: %s", k, text);
+        free(text);
+    }
+}
+END_TEST
+
 /* One instant: every request arrived at time 0, so the span runs to the
  * last completion (2.0 s): throughput 2 / 2, goodput 1 / 2. */
 START_TEST(test_one_instant_span)
@@ -565,6 +609,7 @@ Suite *test_check_suite(void)
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_tbt_mean_low);
     tcase_add_test(tc, test_known_ts_time);
+    tcase_add_test(tc, test_ts_idle_span);
     tcase_add_test(tc, test_one_instant_span);
     tcase_add_test(tc, test_cached_without_pool);
     tcase_add_test(tc, test_list);

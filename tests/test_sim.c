@@ -3,7 +3,7 @@
  * admission, conservation, determinism, no leaks, the
  * per-request TBT statistics and histogram percentiles against brute force,
  * an output directory holding another experiment, located run errors, the
- * time-series bound, write failures as I/O errors, and the golden run on
+ * time-series bound and its skipped idle spans, write failures as I/O errors, and the golden run on
  * the conversation trace. */
 #include "tests/tests.h"
 
@@ -20,6 +20,7 @@
 #include "models/cost.h"
 #include "models/hw.h"
 #include "models/llm.h"
+#include "sim/check.h"
 #include "sim/hist.h"
 #include "sim/jsonx.h"
 #include "sim/metrics.h"
@@ -569,17 +570,30 @@ START_TEST(test_run_errors_located)
 }
 END_TEST
 
+/* Rows of DIR/timeseries.csv (lines less the header). */
+static int ts_rows_of(const char *dir)
+{
+    char *ts = tests_read_file(path_in(dir, "timeseries.csv"), NULL);
+    ck_assert_ptr_nonnull(ts);
+    int rows = -1;
+    for (const char *p = ts; *p; p++)
+        rows += *p == '\n';
+    free(ts);
+    return rows;
+}
+
 /* timeseries.csv is bounded (SIM_TS_MAX_ROWS): a run whose interval
  * would write more rows stops with an error naming metrics.interval_s and
- * writes nothing. Before, a 1e-9 s interval wrote GBs. Here 1 ms over a
- * trace of 1,001 s. */
+ * writes nothing. Before, a 1e-9 s interval wrote GBs. Here 1 ms over one
+ * request that decodes 40,000 tokens, 1,071 s busy (idle spans cost no
+ * rows, so the bound is about busy time). */
 START_TEST(test_timeseries_bounded)
 {
-    static const int two[][3] = {{0, 600, 3}, {1001000, 600, 3}};
+    static const int one[][3] = {{0, 600, 40000}};
     sim_run_result_t res;
     sim_err_t err;
     sim_config_defaults(&cfg);
-    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("long.jsonl", two, 2));
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("long.jsonl", one, 1));
     tests_cfg_set(&cfg, "metrics.interval_s=0.001");
     size_t live0 = sim_alloc_live_count();
     const char *out = path_in(tests_tmpdir(), "ts_out");
@@ -592,13 +606,58 @@ START_TEST(test_timeseries_bounded)
     tests_cfg_set(&cfg, "metrics.interval_s=1");
     ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
     json_decref(res.summary);
-    char *ts = tests_read_file(path_in(out, "timeseries.csv"), NULL);
-    ck_assert_ptr_nonnull(ts);
-    int rows = 0;
-    for (const char *p = ts; *p; p++)
-        rows += *p == '\n';
-    free(ts);
-    ck_assert_int_ge(rows, 1001); /* header + a row a second to the last request's end */
+    ck_assert_int_ge(ts_rows_of(out), 1071); /* a row a second to the request's end */
+}
+END_TEST
+
+/* 50 short requests gap_s apart, as a Mooncake trace (timestamps in ms
+ * past int range at 10^6 s). */
+static const char *sparse_trace(const char *name, long long gap_s)
+{
+    static char text[8192];
+    size_t k = 0;
+    for (int i = 0; i < 50; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "{\"timestamp\": %lld, \"input_length\": 600, \"output_length\": 3, "
+                              "\"hash_ids\": [0, 1]}\n",
+                              (long long)i * gap_s * 1000);
+    return tests_write_file(tests_tmpdir(), name, text, k);
+}
+
+/* The time series skips idle spans: 50 requests 10^6 s apart (a sampler
+ * ticking every 15 s through them would run 3.3e6 events and hit the row
+ * bound) finish in well under a second; at 10^4 s apart the run writes
+ * each burst's rows plus an idle span's first and last row (164, where a
+ * row every interval would be 32,667), and both runs pass `check`. */
+START_TEST(test_timeseries_skips_idle)
+{
+    static const long long gaps[] = {1000000, 10000};
+    for (int g = 0; g < 2; g++) {
+        sim_run_result_t res;
+        sim_err_t err;
+        sim_config_defaults(&cfg);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s",
+                 sparse_trace(g ? "sparse4.jsonl" : "sparse6.jsonl", gaps[g]));
+        tests_cfg_set(&cfg, "metrics.interval_s=15");
+        const char *out = path_in(tests_tmpdir(), g ? "sparse4_out" : "sparse6_out");
+        double t0 = sim_mono_s();
+        ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+        double wall_s = sim_mono_s() - t0;
+        ck_assert_msg(wall_s < 0.5, "%lld s apart: %.3f s", gaps[g], wall_s);
+        json_t *req = json_object_get(res.summary, "requests"), *sim = json_object_get(res.summary, "sim");
+        ck_assert_int_eq(json_integer_value(json_object_get(req, "completed")), 50);
+        ck_assert_int_lt(json_integer_value(json_object_get(sim, "events")), 1000);
+        json_decref(res.summary);
+        /* per request: its busy interval, the idle span's two ends */
+        int rows = ts_rows_of(out);
+        ck_assert_msg(rows >= 3 * 49 && rows <= 4 * 50, "%d rows", rows);
+        FILE *devnull = fopen("/dev/null", "w");
+        ck_assert_ptr_nonnull(devnull);
+        sim_check_opts_t o = {.out = devnull};
+        sim_check_result_t cr;
+        ck_assert_int_eq(sim_check_dir(out, &o, &cr, &err), 0);
+        fclose(devnull);
+    }
 }
 END_TEST
 
@@ -867,6 +926,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_hist_percentiles);
     tcase_add_test(tc, test_run_errors_located);
     tcase_add_test(tc, test_timeseries_bounded);
+    tcase_add_test(tc, test_timeseries_skips_idle);
     tcase_add_test(tc, test_write_failure_is_io);
     TESTS_ADD_TRACE_TEST(tc, test_golden_conversation_500);
     suite_add_tcase(s, tc);

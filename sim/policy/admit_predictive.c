@@ -67,7 +67,7 @@ static int pred_arrival(void *st, const sim_cluster_t *c, const sim_req_t *r)
     if (at <= now)
         return sim_admit_decode_load_now(c) <= s->threshold;
     sim_time_t t_d = s->t_d_ns ? s->t_d_ns : sim_cluster_mean_decode_ns(c, s->t_d_init_ns);
-    return sim_cluster_forecast_load(c, at, t_d, s->t_d_ns == 0, s->oracle) <= s->threshold;
+    return sim_admit_forecast_load(c, at, t_d, s->t_d_ns == 0, s->oracle) <= s->threshold;
 }
 
 const sim_admit_ops_t sim_admit_predictive = {
