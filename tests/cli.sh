@@ -331,8 +331,26 @@ expect 2 "hdr.csv: no requests" "$BIN" run "$T/t_hdr.csv.json" --out "$T/h1"
 expect 2 "empty.jsonl: no requests" "$BIN" run "$T/t_empty.jsonl.json" --out "$T/h1"
 expect 2 "dup.jsonl:1: duplicate field 'input_length'" "$BIN" run "$T/t_dup.jsonl.json" --out "$T/h1"
 [ ! -e "$T/h1" ] && ok || bad "bad input left $T/h1"
-expect 1 "write failed" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
+expect 1 "$T/h2/requests.csv: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
 [ ! -e "$T/h2" ] && ok || bad "a failed write left $T/h2"
+# Every command: a write that fails exits 1 naming the file and the real
+# reason (the target taken by a directory, a file-size limit, a full
+# device, written in place and never replaced by a file; stdout full).
+W="$T/w" && mkdir -p "$W/gen.jsonl" "$W/s1/search.json" && ln -s /dev/full "$W/full"
+expect 1 "$W/gen.jsonl: cannot rename into place: Is a directory" "$BIN" trace gen "$T/small.json" --out "$W/gen.jsonl"
+expect 1 "$W/gu.jsonl: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" trace gen "$1" --out "$2"' "$BIN" "$T/small.json" "$W/gu.jsonl"
+expect 1 "$W/full: write failed: No space left on device" "$BIN" trace gen "$T/small.json" --out "$W/full"
+[ -L "$W/full" ] && ok || bad "trace gen --out replaced a link to a device"
+[ "$(ls -A "$W" | wc -l)" = 3 ] && ok || bad "a failed trace gen left a file in $W"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace gen "$1" >/dev/full' "$BIN" "$T/small.json"
+"$BIN" trace gen "$T/small.json" --out "$W/g.jsonl" && ok || bad "trace gen failed"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace stats "$1" >/dev/full' "$BIN" "$W/g.jsonl"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace cache "$1" --capacity-tokens 1000 >/dev/full' "$BIN" "$W/g.jsonl"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" run "$1" --out "$2" >/dev/full' "$BIN" "$T/small.json" "$W/r"
+expect 1 "$W/s1/search.json: cannot rename into place: Is a directory" "$BIN" search "$T/known.json" --lo 0.2 \
+    --ttft-p90 1e-6 --tbt-p90 1 --min-requests 20 --quiet --out "$W/s1"
+expect 1 "$W/s2/search.json: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" search "$1" --lo 0.2 --ttft-p90 1e-6 --tbt-p90 1 --min-requests 20 --quiet --out "$2"' "$BIN" "$T/known.json" "$W/s2"
+[ ! -e "$W/s2" ] && ok || bad "a failed search left $W/s2"
 
 # check: every shipped experiment (first 300 requests) and colocated,
 # admission, CPP, inlining, preemption and pool variants hold the
