@@ -331,6 +331,17 @@ expect 2 "hdr.csv: no requests" "$BIN" run "$T/t_hdr.csv.json" --out "$T/h1"
 expect 2 "empty.jsonl: no requests" "$BIN" run "$T/t_empty.jsonl.json" --out "$T/h1"
 expect 2 "dup.jsonl:1: duplicate field 'input_length'" "$BIN" run "$T/t_dup.jsonl.json" --out "$T/h1"
 [ ! -e "$T/h1" ] && ok || bad "bad input left $T/h1"
+# Timestamps are exact to the ns past 2^53 ns (a double's ms x 1e6 is not):
+# trace gen gives back the very text; past int64 ns is a located error.
+printf '%s\n' '{"timestamp": 576460752305, "input_length": 600, "output_length": 3, "hash_ids": [0, 1]}' \
+    '{"timestamp": 576460752305.000001, "input_length": 10, "output_length": 1, "hash_ids": [0]}' \
+    '{"timestamp": 9200000000000, "input_length": 1, "output_length": 1, "hash_ids": [2]}' >"$T/ts53.jsonl"
+printf '{"trace": {"path": "%s/ts53.jsonl"}}\n' "$T" >"$T/ts53.json"
+expect 0 "" "$BIN" trace gen "$T/ts53.json" --out "$T/ts53.out.jsonl"
+cmp -s "$T/ts53.jsonl" "$T/ts53.out.jsonl" && ok || bad "timestamps past 2^53 ns did not come back exactly: $(head -c 200 "$T/ts53.out.jsonl")"
+printf '{"timestamp": 9200000000001, "input_length": 1, "output_length": 1, "hash_ids": [2]}\n' >"$T/ts64.jsonl"
+printf '{"trace": {"path": "%s/ts64.jsonl"}}\n' "$T" >"$T/ts64.json"
+expect 2 "ts64.jsonl:1: field 'timestamp' is absurd" "$BIN" trace gen "$T/ts64.json"
 expect 1 "$T/h2/requests.csv: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
 [ ! -e "$T/h2" ] && ok || bad "a failed write left $T/h2"
 # Every command: a write that fails exits 1 naming the file and the real
