@@ -245,8 +245,10 @@ static int trace_gen(const char *exp, const char *out, const char **sets, int n_
         goto bad;
     FILE *dst = out ? o.f : stdout;
     if (trace_write_jsonl(&ta, dst, &err) != 0) {
-        if (ferror(dst)) /* the write failed, not the trace: say why */
-            out ? sim_out_fail(&o, &err) : sim_out_flush_stream(stdout, "stdout", &err);
+        if (ferror(dst) && out) /* the write failed, not the trace: say why */
+            sim_out_fail(&o, &err);
+        else if (ferror(dst))
+            sim_out_flush_stream(stdout, "stdout", &err);
         else if (strncmp(err.msg, "$.", 2) == 0) {
             sim_err_t e = err;
             sim_errf(&err, "%s: %s", exp, e.msg);
