@@ -363,6 +363,16 @@ expect 1 "$W/s1/search.json: cannot rename into place: Is a directory" "$BIN" se
 expect 1 "$W/s2/search.json: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" search "$1" --lo 0.2 --ttft-p90 1e-6 --tbt-p90 1 --min-requests 20 --quiet --out "$2"' "$BIN" "$T/known.json" "$W/s2"
 [ ! -e "$W/s2" ] && ok || bad "a failed search left $W/s2"
 
+# A prefix fetched from another node's pool is held in the prefill node's
+# DRAM until its prefill reads it: no request reuses fewer tokens than it
+# fetched, even when stores of prefills queued ahead overflow a small tier.
+printf '{"name": "pin", "cluster": {"prefill": 4, "decode": 4}, "cache": {"scope": "global", "dram_tokens": 20480, "ssd_tokens": 0},\n "trace": {"generator": {"kind": "kimi", "requests": 200}}}\n' >"$T/pin.json"
+expect 0 "" "$BIN" run "$T/pin.json" --quiet --out "$T/pin"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["fetched_tokens"] > 0 { f++ } $c["cached_tokens"] < $c["fetched_tokens"] { print "request " $1 ": cached " $c["cached_tokens"] " < fetched " $c["fetched_tokens"]; w++ }
+    END { exit !(f >= 10 && w == 0) }' "$T/pin/requests.csv" >"$T/pin.txt" && ok ||
+    bad "fetched prefixes evicted before their prefill: $(head -c 300 "$T/pin.txt")"
+
 # check: every shipped experiment (first 300 requests) and colocated,
 # admission, CPP, inlining, preemption and pool variants hold the
 # invariants README "Outputs" documents (known failures are printed, not
