@@ -216,13 +216,13 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
         rc = 0;
         goto done;
     }
-    int ok = 1;
+    int refused = 0; /* else the exit status: 1 a failed read, 2 another sweep there */
     if (rank == 0 && !c.force && sim_sweep_check_out(&spec, out, &err) != 0) {
         fprintf(stderr, "mooncake-sim: %s\n", err.msg);
-        ok = 0;
+        refused = err.io ? 1 : EXIT_USAGE;
     }
-    if (sim_mpi_bcast_int(ok))
-        rc = sweep_points(&spec, &c, out, data_dir, rank, n_ranks, t0);
+    refused = sim_mpi_bcast_int(refused);
+    rc = refused ? refused : sweep_points(&spec, &c, out, data_dir, rank, n_ranks, t0);
 done:
     sim_sweep_spec_free(&spec);
     sim_mpi_finalize();
@@ -544,6 +544,7 @@ int sim_cmd_capacity(int argc, char **argv, const char *data_dir)
     goto done;
 bad:
     fprintf(stderr, "mooncake-sim: %s\n", err.msg);
+    rc = err.io ? 1 : EXIT_USAGE;
 done:
     sim_search_result_free(&r);
     sim_free(base);

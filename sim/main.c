@@ -28,10 +28,12 @@
 
 #define EXIT_USAGE 2
 
-static int fail_input(const sim_err_t *e)
+/* Print e; the exit status: 1 for a failure of the system (e->io: a
+ * write, fsync or rename of an output), 2 for bad input. */
+static int fail_err(const sim_err_t *e)
 {
     fprintf(stderr, "mooncake-sim: %s\n", e->msg);
-    return EXIT_USAGE;
+    return e->io ? 1 : EXIT_USAGE;
 }
 
 /* The ids of the options of this file's commands; each command's table
@@ -192,7 +194,7 @@ static int cmd_run(int argc, char **argv)
     rc = 0;
     goto done;
 bad:
-    rc = err.io ? (fprintf(stderr, "mooncake-sim: %s\n", err.msg), 1) : fail_input(&err);
+    rc = fail_err(&err);
 done:
     free(cfg);
     free(sets);
@@ -241,20 +243,25 @@ static int trace_gen(const char *exp, const char *out, const char **sets, int n_
         goto bad;
     if (out && sim_out_open_path(&o, out, &err) != 0)
         goto bad;
-    if (trace_write_jsonl(&ta, out ? o.f : stdout, &err) != 0) {
-        if (strncmp(err.msg, "$.", 2) == 0) {
+    FILE *dst = out ? o.f : stdout;
+    if (trace_write_jsonl(&ta, dst, &err) != 0) {
+        if (ferror(dst) && out) /* the write failed, not the trace: say why */
+            sim_out_fail(&o, &err);
+        else if (ferror(dst))
+            sim_out_flush_stream(stdout, "stdout", &err);
+        else if (strncmp(err.msg, "$.", 2) == 0) {
             sim_err_t e = err;
             sim_errf(&err, "%s: %s", exp, e.msg);
         }
         goto bad;
     }
-    if (out && sim_out_commit(&o, &err) != 0)
+    if (out ? sim_out_commit(&o, &err) != 0 : sim_out_flush_stream(stdout, "stdout", &err) != 0)
         goto bad;
     rc = 0;
     goto done;
 bad:
     sim_out_abort(&o);
-    rc = fail_input(&err);
+    rc = fail_err(&err);
 done:
     free(cfg);
     return rc;
@@ -297,13 +304,13 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
     sim_err_t err;
     if (!list) {
         sim_errf(&err, "trace cache: --capacity-tokens is required");
-        return fail_input(&err);
+        return fail_err(&err);
     }
     if (parse_caps("--capacity-tokens", list, caps, MAX_CAPS, &n, &err) != 0)
-        return fail_input(&err);
+        return fail_err(&err);
     trace_open_args_t ta = {.path = path, .format = fmt, .speed = 1};
     if (trace_cache_analysis(&ta, policy, caps, n, rate, &err) != 0)
-        return fail_input(&err);
+        return fail_err(&err);
     json_t *o = json_object();
     for (size_t i = 0; i < n; i++) {
         char k[32];
@@ -313,9 +320,9 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
             snprintf(k, sizeof k, "%lld", (long long)caps[i]);
         json_object_set_new(o, k, json_real(rate[i]));
     }
-    int rc = sim_json_write(stdout, o) == 0 ? 0 : 1;
+    sim_json_write(stdout, o); /* a failed write shows in the flush */
     json_decref(o);
-    return rc;
+    return sim_out_flush_stream(stdout, "stdout", &err) != 0 ? fail_err(&err) : 0;
 }
 
 static int cmd_trace(int argc, char **argv)
@@ -344,7 +351,7 @@ static int cmd_trace(int argc, char **argv)
     if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
         trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1};
         sim_err_t err;
-        rc = trace_stats(&ta, stdout, &err) != 0 ? fail_input(&err) : 0;
+        rc = trace_stats(&ta, stdout, &err) != 0 ? fail_err(&err) : 0;
     } else if (argc - optind == 2 && strcmp(argv[optind], "cache") == 0) {
         rc = trace_cache(argv[optind + 1], fmt, policy, caps);
     } else if (argc - optind == 2 && strcmp(argv[optind], "gen") == 0) {
@@ -461,7 +468,7 @@ static int search_opt(search_cli_t *c, int id, const char *arg)
     case OPT_MAXP: bad = opt_num(o->name, arg, 2, 1000, 1, &c->max_probes, &err); break;
     default: return sim_opts_usage_error("search", "bad option");
     }
-    return bad ? fail_input(&err) : -1;
+    return bad ? fail_err(&err) : -1;
 }
 
 /* search's options and operand into c (c->sets has room for argc): -1 to
@@ -562,7 +569,7 @@ static int search_run(search_cli_t *c)
     rc = 0;
     goto done;
 bad:
-    rc = fail_input(&err);
+    rc = fail_err(&err);
 done:
     sim_search_slo_free(&res);
     free(exp);
@@ -632,7 +639,7 @@ static int cmd_compare(int argc, char **argv)
         switch (id) {
         case OPT_MAX_REGRESS:
             if (sim_cmp_parse_bound(arg, &b[n_b++], &err) != 0)
-                rc = fail_input(&err);
+                rc = fail_err(&err);
             break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_HELP: rc = sim_opts_help(compare_usage, compare_opts, ""); break;
@@ -648,7 +655,7 @@ static int cmd_compare(int argc, char **argv)
     }
     rc = sim_cmp_compare(argv[optind], argv[optind + 1], b, n_b, quiet, stdout, &err);
     if (rc < 0)
-        rc = fail_input(&err);
+        rc = fail_err(&err);
 done:
     free(b);
     return rc;
@@ -721,7 +728,7 @@ static int calib_tcp(const calib_cli_t *c)
     size_t n = 5;
     sim_err_t err;
     if (c->sizes && parse_caps("--sizes", c->sizes, sz, 32, &n, &err) != 0)
-        return fail_input(&err);
+        return fail_err(&err);
     for (size_t i = 0; i < n; i++)
         if (sz[i] <= 0)
             return sim_opts_usage_error("calib", "--sizes: every size must be > 0 bytes");
@@ -730,7 +737,7 @@ static int calib_tcp(const calib_cli_t *c)
     calib_tcp_args_t ta = {.connect = c->conn, .listen_port = c->listen_port, .sizes = sz,
                            .n_sizes = n, .iters = c->iters};
     if (calib_tcp_bench(&ta, c->out, stdout, &err) != 0)
-        return fail_input(&err);
+        return fail_err(&err);
     return 0;
 }
 
@@ -744,19 +751,19 @@ static int cmd_calib(int argc, char **argv)
     const char *sub = optind < argc ? argv[optind] : "";
     if (!strcmp(sub, "fit") && argc - optind == 2 && c.out) {
         if (calib_fit_file(argv[optind + 1], c.out, stdout, c.plot, &err) != 0)
-            return fail_input(&err);
+            return fail_err(&err);
         return 0;
     }
     if (!strcmp(sub, "report") && argc - optind == 2) {
         char dd[PATH_MAX];
         data_dir(dd, sizeof dd);
         if (calib_report(argv[optind + 1], dd, stdout, &err) != 0)
-            return fail_input(&err);
+            return fail_err(&err);
         return 0;
     }
     if (!strcmp(sub, "roofline") && argc - optind == 1 && c.out && c.hw && c.model) {
         if (calib_roofline(c.hw, c.model, c.out, stdout, &err) != 0)
-            return fail_input(&err);
+            return fail_err(&err);
         return 0;
     }
     if (!strcmp(sub, "tcp") && argc - optind == 1 && (c.out || c.listen_port > 0))
@@ -851,7 +858,7 @@ static int bench_runs(const char *tpath, int repeat, const char *dd, int *over)
         for (int i = 0; i < repeat; i++) {
             if (sim_run(cfg, &ro, &res, &err) != 0) {
                 free(cfg);
-                return fail_input(&err);
+                return fail_err(&err);
             }
             walls[i] = res.wall_s;
             json_decref(res.summary);
@@ -883,7 +890,7 @@ static int cmd_bench(int argc, char **argv)
     sim_err_t err;
     printf("trace parsers:\n");
     if (trace_bench_parse(tpath, stdout, &err) != 0)
-        return fail_input(&err);
+        return fail_err(&err);
     char tmp[] = "/tmp/mooncake-bench-XXXXXX";
     if (!mkdtemp(tmp)) {
         perror("mooncake-sim bench: mkdtemp");
@@ -927,10 +934,8 @@ static const char main_help[] =
     "  -h, --help        this help\n"
     "  -V, --version     print the version\n";
 
-int main(int argc, char **argv)
+static int command(int argc, char **argv)
 {
-    /* An interrupted run leaves no partial output directory behind. */
-    sim_out_install_signal_cleanup();
     if (argc < 2)
         return fputs("mooncake-sim: missing command\n\n", stderr), fputs(main_help, stderr),
                EXIT_USAGE;
@@ -964,4 +969,17 @@ int main(int argc, char **argv)
         return cmd_bench(argc - 1, argv + 1);
     fprintf(stderr, "mooncake-sim: unknown command '%s' (valid: run, trace, sweep, capacity, search, compare, check, calib, bench)\n", cmd);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* An interrupted run leaves no partial output directory behind. */
+    sim_out_install_signal_cleanup();
+    int rc = command(argc, argv);
+    /* What a command printed on stdout (tables, lines, JSON) reached it,
+     * else the command failed (exit 1) even when it said nothing. */
+    sim_err_t err;
+    if (sim_out_flush_stream(stdout, "stdout", &err) != 0 && rc == 0)
+        rc = fail_err(&err);
+    return rc;
 }

@@ -2,6 +2,9 @@
  * fsync or rename that fails: disk full, permission denied) is reported
  * with sim_errf_io, so main exits 1; a target that is not a run's
  * directory, or a path too long, is bad input (exit 2). */
+/* fopencookie (glibc, musl): a stream whose sink sees each write(2) and
+ * keeps its errno; stdio itself keeps only an error flag. */
+#define _GNU_SOURCE
 #include "sim/out.h"
 
 #include "sim/jsonx.h"
@@ -13,6 +16,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 static atomic_uint tmp_seq;
@@ -47,26 +51,115 @@ int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err)
     return 0;
 }
 
+/* ---- one file: a stream over a sink that remembers its errno ---- */
+
+struct sim_out_sink {
+    int fd;
+    int err; /* errno of the first failed write or close; 0: none */
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+    struct sim_out_sink *s = cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(s->fd, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!s->err)
+                s->err = w < 0 ? errno : EIO;
+            errno = s->err;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+static int sink_close(void *cookie)
+{
+    struct sim_out_sink *s = cookie;
+    int rc = close(s->fd);
+    if (rc != 0 && !s->err)
+        s->err = errno;
+    s->fd = -1;
+    return rc;
+}
+
+/* o->f over fd (owned from here on: closed on failure). 0, or -1 with
+ * errno. */
+static int stream_open(sim_out_file_t *o, int fd)
+{
+    o->sink = sim_xmalloc(sizeof *o->sink, "output sink");
+    o->sink->fd = fd;
+    o->sink->err = 0;
+    cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+    o->f = fopencookie(o->sink, "w", io);
+    if (!o->f) {
+        int e = errno;
+        close(fd);
+        sim_free(o->sink);
+        o->sink = NULL;
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+/* Flush (then fdatasync when sync) and close o's stream, freeing its
+ * sink: 0, or the errno of the first call that failed. */
+static int stream_close(sim_out_file_t *o, int sync)
+{
+    int e = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        e = o->sink->err ? o->sink->err : EIO;
+    else if (sync && fdatasync(o->sink->fd) != 0)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = o->sink->err ? o->sink->err : EIO;
+    o->f = NULL;
+    sim_free(o->sink);
+    o->sink = NULL;
+    return e;
+}
+
+/* The write of o failed with errno e: remove the temporary, fill err. */
+static int write_failed(sim_out_file_t *o, int e, sim_err_t *err)
+{
+    if (o->tmp_path[0])
+        unlink(o->tmp_path);
+    o->tmp_path[0] = '\0';
+    return sim_errf_io(err, "%s: write failed: %s", o->shown_path, strerror(e));
+}
+
 int sim_out_open(sim_out_file_t *o, const char *dir, const char *name, sim_err_t *err)
 {
     o->f = NULL;
+    o->sink = NULL;
     o->tmp_path[0] = '\0';
     if (snprintf(o->final_path, sizeof o->final_path, "%s/%s", dir, name) >=
             (int)sizeof o->final_path ||
         snprintf(o->tmp_path, sizeof o->tmp_path, "%s/.%s.tmp-%ld-%u", dir, name, (long)getpid(),
                  atomic_fetch_add(&tmp_seq, 1u)) >= (int)sizeof o->tmp_path)
         return sim_errf(err, "%s/%s: path too long", dir, name);
-    /* A unique name (process, then a counter over its threads): two writers
-     * of the same file never share a temporary. The mode is the umask's. */
-    int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0 && !(o->f = fdopen(fd, "w"))) {
-        int e = errno;
-        close(fd);
-        unlink(o->tmp_path);
-        errno = e;
+    memcpy(o->shown_path, o->final_path, sizeof o->shown_path);
+    struct stat st;
+    int fd;
+    if (stat(o->final_path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        /* A device or FIFO: written in place, there is nothing to publish. */
+        o->tmp_path[0] = '\0';
+        fd = open(o->final_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    } else {
+        /* A unique name (process, then a counter over its threads): two
+         * writers of the same file never share a temporary. The mode is
+         * the umask's. */
+        fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     }
-    if (!o->f) {
+    if (fd < 0 || stream_open(o, fd) != 0) {
         int e = errno;
+        if (fd >= 0 && o->tmp_path[0])
+            unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
         return sim_errf_io(err, "%s: cannot write: %s", o->final_path, strerror(e));
     }
@@ -77,35 +170,49 @@ int sim_out_commit(sim_out_file_t *o, sim_err_t *err)
 {
     SIM_ASSERT(o->f != NULL);
     /* Flushed and on disk before it gets its name: a crash leaves the old
-     * file or the new one. */
-    int e = 0;
-    if (ferror(o->f))
-        e = EIO;
-    else if (fflush(o->f) != 0 || fdatasync(fileno(o->f)) != 0)
-        e = errno;
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
-    o->f = NULL;
-    if (e) {
-        unlink(o->tmp_path);
-        o->tmp_path[0] = '\0';
-        return sim_errf_io(err, "%s: write failed: %s", o->final_path, strerror(e));
-    }
+     * file or the new one. A device written in place is not synced. */
+    int in_place = !o->tmp_path[0];
+    int e = stream_close(o, !in_place);
+    if (e)
+        return write_failed(o, e, err);
+    if (in_place)
+        return 0;
     if (rename(o->tmp_path, o->final_path) != 0) {
         e = errno;
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf_io(err, "%s: cannot rename into place: %s", o->final_path, strerror(e));
+        return sim_errf_io(err, "%s: cannot rename into place: %s", o->shown_path, strerror(e));
     }
     o->tmp_path[0] = '\0';
     return 0;
 }
 
+int sim_out_fail(sim_out_file_t *o, sim_err_t *err)
+{
+    int e = o->f ? stream_close(o, 0) : 0;
+    return write_failed(o, e ? e : EIO, err);
+}
+
+int sim_out_flush_stream(FILE *f, const char *name, sim_err_t *err)
+{
+    /* The flush that fails leaves its errno; an error flag from an earlier
+     * write whose data stdio dropped has no errno left to give. */
+    int e = fflush(f) != 0 ? errno : 0;
+    if (!e && !ferror(f))
+        return 0;
+    if (e)
+        return sim_errf_io(err, "%s: write failed: %s", name, strerror(e));
+    return sim_errf_io(err, "%s: write failed", name);
+}
+
 void sim_out_abort(sim_out_file_t *o)
 {
-    if (o->f)
+    if (o->f) {
         fclose(o->f);
+        sim_free(o->sink);
+    }
     o->f = NULL;
+    o->sink = NULL;
     if (o->tmp_path[0])
         unlink(o->tmp_path);
     o->tmp_path[0] = '\0';
@@ -127,10 +234,8 @@ int sim_out_write_json(const char *path, const json_t *json, sim_err_t *err)
     sim_out_file_t o;
     if (sim_out_open_path(&o, path, err) != 0)
         return -1;
-    if (sim_json_write(o.f, json) != 0) {
-        sim_out_abort(&o);
-        return sim_errf_io(err, "%s: write failed", path);
-    }
+    if (sim_json_write(o.f, json) != 0)
+        return sim_out_fail(&o, err);
     return sim_out_commit(&o, err);
 }
 
@@ -286,17 +391,17 @@ int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_
     /* Under its own name: the directory is private, and the signal handler
      * knows what to remove. Commit's rename is then a no-op. */
     o->f = NULL;
-    if (join(o->final_path, sizeof o->final_path, d->tmp_path, name) != 0)
+    o->sink = NULL;
+    if (join(o->final_path, sizeof o->final_path, d->tmp_path, name) != 0 ||
+        join(o->shown_path, sizeof o->shown_path, d->final_path, name) != 0)
         return sim_errf(err, "%s/%s: path too long", d->final_path, name);
     memcpy(o->tmp_path, o->final_path, sizeof o->tmp_path);
     int fd = open(o->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
-        close(fd);
-    if (!o->f) {
+    if (fd < 0 || stream_open(o, fd) != 0) {
         int e = errno;
         unlink(o->tmp_path);
         o->tmp_path[0] = '\0';
-        return sim_errf_io(err, "%s/%s: cannot write: %s", d->final_path, name, strerror(e));
+        return sim_errf_io(err, "%s: cannot write: %s", o->shown_path, strerror(e));
     }
     return 0;
 }

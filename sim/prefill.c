@@ -52,8 +52,12 @@ static void prefill_kick(sim_cluster_t *c, int i)
     r->cached_ssd_tok = pl.ssd_tok;
     r->cached_blocks = pl.lead;
     r->load_ns = pl.load_ns;
-    if (c->pool) /* the reused prefix is in use: never evicted meanwhile */
-        sim_kvpool_pin(c->pool, sim_cluster_pool_node(c, i), r->blocks, pl.lead);
+    if (c->pool) { /* the reused prefix is in use: never evicted meanwhile */
+        int node = sim_cluster_pool_node(c, i);
+        sim_kvpool_pin(c->pool, node, r->blocks, pl.lead);
+        if (r->fetch_src >= 0) /* the fetch's hold (fetch_done), within pl.lead */
+            sim_kvpool_unpin(c->pool, node, r->blocks, r->fetch_blocks);
+    }
     r->prefill_start_ns = sim_evq_now(c->evq);
     sim_cluster_inbound(c, r, 1); /* its KV streams from now on */
     p->running = r;
@@ -76,9 +80,18 @@ static void fetch_done(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
     int i = (int)arg;
+    int node = sim_cluster_pool_node(c, i);
     sim_kvpool_unpin(c->pool, r->fetch_src, r->blocks, r->fetch_blocks);
     sim_prefill_hot_spot(c, r, i);
-    sim_kvpool_replicate(c->pool, sim_cluster_pool_node(c, i), r->blocks, r->fetch_blocks, 0);
+    sim_kvpool_replicate(c->pool, node, r->blocks, r->fetch_blocks, 0);
+    /* The fetched prefix is this request's until its prefill reads it:
+     * Mooncake's prefill node loads the reusable prefix from remote memory
+     * and then prefills the rest (FAST'25 Sec. 3, workflow step 1 "KVCache
+     * Reuse"), so the copy is held from landing to prefill_kick; unpinned,
+     * the stores of prefills queued ahead could evict it, wasting the
+     * fetch. What a tier full of pinned blocks refused is not held. */
+    r->fetch_blocks = sim_kvpool_prefix(c->pool, node, r->blocks, r->fetch_blocks, NULL);
+    sim_kvpool_pin(c->pool, node, r->blocks, r->fetch_blocks);
     r->fetch_ns = sim_evq_now(c->evq) - r->fetch_ns;
     r->fetch_pending = 0;
     prefill_kick(c, i);

@@ -377,7 +377,7 @@ int sim_search_write(const char *dir, const sim_search_slo_args_t *a, const sim_
     write_csv(csv.f, &s->search);
     j = search_json(a, s);
     if (sim_json_write(js.f, j) != 0) {
-        sim_errf(err, "%s: write failed", dir);
+        sim_out_fail(&js, err);
         goto done;
     }
     if (sim_out_commit(&csv, err) != 0)

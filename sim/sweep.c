@@ -615,7 +615,7 @@ int sim_sweep_check_out(const sim_sweep_spec_t *s, const char *out_dir, sim_err_
     snprintf(path, sizeof path, "%s/spec.json", out_dir);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return errno == ENOENT ? 0 : sim_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        return errno == ENOENT ? 0 : sim_errf_io(err, "%s: cannot read: %s", path, strerror(errno));
     size_t want = strlen(s->canon), n = 0;
     char *buf = sim_xmalloc(want + 2, "sweep spec.json");
     n = fread(buf, 1, want + 2, f);

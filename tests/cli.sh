@@ -331,8 +331,47 @@ expect 2 "hdr.csv: no requests" "$BIN" run "$T/t_hdr.csv.json" --out "$T/h1"
 expect 2 "empty.jsonl: no requests" "$BIN" run "$T/t_empty.jsonl.json" --out "$T/h1"
 expect 2 "dup.jsonl:1: duplicate field 'input_length'" "$BIN" run "$T/t_dup.jsonl.json" --out "$T/h1"
 [ ! -e "$T/h1" ] && ok || bad "bad input left $T/h1"
-expect 1 "write failed" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
+# Timestamps are exact to the ns past 2^53 ns (a double's ms x 1e6 is not):
+# trace gen gives back the very text; past int64 ns is a located error.
+printf '%s\n' '{"timestamp": 576460752305, "input_length": 600, "output_length": 3, "hash_ids": [0, 1]}' \
+    '{"timestamp": 576460752305.000001, "input_length": 10, "output_length": 1, "hash_ids": [0]}' \
+    '{"timestamp": 9200000000000, "input_length": 1, "output_length": 1, "hash_ids": [2]}' >"$T/ts53.jsonl"
+printf '{"trace": {"path": "%s/ts53.jsonl"}}\n' "$T" >"$T/ts53.json"
+expect 0 "" "$BIN" trace gen "$T/ts53.json" --out "$T/ts53.out.jsonl"
+cmp -s "$T/ts53.jsonl" "$T/ts53.out.jsonl" && ok || bad "timestamps past 2^53 ns did not come back exactly: $(head -c 200 "$T/ts53.out.jsonl")"
+printf '{"timestamp": 9200000000001, "input_length": 1, "output_length": 1, "hash_ids": [2]}\n' >"$T/ts64.jsonl"
+printf '{"trace": {"path": "%s/ts64.jsonl"}}\n' "$T" >"$T/ts64.json"
+expect 2 "ts64.jsonl:1: field 'timestamp' is absurd" "$BIN" trace gen "$T/ts64.json"
+expect 1 "$T/h2/requests.csv: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" run "$1" --quiet --out "$2"' "$BIN" "$T/small.json" "$T/h2"
 [ ! -e "$T/h2" ] && ok || bad "a failed write left $T/h2"
+# Every command: a write that fails exits 1 naming the file and the real
+# reason (the target taken by a directory, a file-size limit, a full
+# device, written in place and never replaced by a file; stdout full).
+W="$T/w" && mkdir -p "$W/gen.jsonl" "$W/s1/search.json" && ln -s /dev/full "$W/full"
+expect 1 "$W/gen.jsonl: cannot rename into place: Is a directory" "$BIN" trace gen "$T/small.json" --out "$W/gen.jsonl"
+expect 1 "$W/gu.jsonl: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" trace gen "$1" --out "$2"' "$BIN" "$T/small.json" "$W/gu.jsonl"
+expect 1 "$W/full: write failed: No space left on device" "$BIN" trace gen "$T/small.json" --out "$W/full"
+[ -L "$W/full" ] && ok || bad "trace gen --out replaced a link to a device"
+[ "$(ls -A "$W" | wc -l)" = 3 ] && ok || bad "a failed trace gen left a file in $W"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace gen "$1" >/dev/full' "$BIN" "$T/small.json"
+"$BIN" trace gen "$T/small.json" --out "$W/g.jsonl" && ok || bad "trace gen failed"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace stats "$1" >/dev/full' "$BIN" "$W/g.jsonl"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" trace cache "$1" --capacity-tokens 1000 >/dev/full' "$BIN" "$W/g.jsonl"
+expect 1 "stdout: write failed: No space left on device" sh -c 'exec "$0" run "$1" --out "$2" >/dev/full' "$BIN" "$T/small.json" "$W/r"
+expect 1 "$W/s1/search.json: cannot rename into place: Is a directory" "$BIN" search "$T/known.json" --lo 0.2 \
+    --ttft-p90 1e-6 --tbt-p90 1 --min-requests 20 --quiet --out "$W/s1"
+expect 1 "$W/s2/search.json: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" search "$1" --lo 0.2 --ttft-p90 1e-6 --tbt-p90 1 --min-requests 20 --quiet --out "$2"' "$BIN" "$T/known.json" "$W/s2"
+[ ! -e "$W/s2" ] && ok || bad "a failed search left $W/s2"
+
+# A prefix fetched from another node's pool is held in the prefill node's
+# DRAM until its prefill reads it: no request reuses fewer tokens than it
+# fetched, even when stores of prefills queued ahead overflow a small tier.
+printf '{"name": "pin", "cluster": {"prefill": 4, "decode": 4}, "cache": {"scope": "global", "dram_tokens": 20480, "ssd_tokens": 0},\n "trace": {"generator": {"kind": "kimi", "requests": 200}}}\n' >"$T/pin.json"
+expect 0 "" "$BIN" run "$T/pin.json" --quiet --out "$T/pin"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["fetched_tokens"] > 0 { f++ } $c["cached_tokens"] < $c["fetched_tokens"] { print "request " $1 ": cached " $c["cached_tokens"] " < fetched " $c["fetched_tokens"]; w++ }
+    END { exit !(f >= 10 && w == 0) }' "$T/pin/requests.csv" >"$T/pin.txt" && ok ||
+    bad "fetched prefixes evicted before their prefill: $(head -c 300 "$T/pin.txt")"
 
 # check: every shipped experiment (first 300 requests) and colocated,
 # admission, CPP, inlining, preemption and pool variants hold the

@@ -105,5 +105,17 @@ expect 2 "--vary scheduler.policy: not a numeric config key" "$BIN" capacity "$T
 expect 2 "summary.json has no number at 'slo.atainment'" "$BIN" capacity "$T/cap.json" --vary trace.generator.rate_rps --target 'slo.atainment>=1' --out "$T/c2"
 [ ! -e "$T/c2" ] && ok || bad "a failed capacity search left $T/c2"
 
+# A write that fails exits 1 naming the file and the reason (bad input: 2).
+printf '{"base": "small.json", "axes": {"seed": [1]}}\n' >"$T/one.json"
+: >"$T/afile"
+mkdir -p "$T/wf/sweep.csv" "$T/wc/capacity.json"
+expect 1 "$T/afile/sw/spec.json: cannot read: Not a directory" "$BIN" sweep "$T/one.json" --out "$T/afile/sw" --quiet
+expect 1 "$T/wf/sweep.csv: cannot rename into place: Is a directory" "$BIN" sweep "$T/one.json" --out "$T/wf" --quiet
+expect 1 "$T/ws/spec.json: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" sweep "$1" --quiet --out "$2"' "$BIN" "$T/one.json" "$T/ws"
+capnone() { "$BIN" capacity "$T/small.json" --vary trace.generator.rate_rps --lo 0.5 --target 'slo.attainment>1' --quiet "$@"; }
+expect 1 "$T/afile/cap: cannot create directory: Not a directory" capnone --out "$T/afile/cap"
+expect 1 "$T/wc/capacity.json: cannot rename into place: Is a directory" capnone --out "$T/wc"
+[ "$(ls -A "$T/wc")" = capacity.json ] && ok || bad "a failed capacity left probes.csv in $T/wc"
+
 echo "cli_sweep: $pass passed, $fail failed"
 [ "$fail" = 0 ]

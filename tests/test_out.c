@@ -3,13 +3,17 @@
  * earlier run entirely; a target holding other files is refused; an
  * aborted write leaves the target as it was and nothing beside it; a
  * signal removes the private directory and exits with 128 + the signal;
- * two writers of one file never share a temporary. */
+ * two writers of one file never share a temporary; a failed write names
+ * the file and the errno of the failing write(2) (never a generic EIO),
+ * and a target that is a device is written in place, never replaced. */
 #include "tests/tests.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,6 +134,93 @@ START_TEST(test_file_temporaries_unique)
 }
 END_TEST
 
+/* In a child limited to 4 KiB files (SIGXFSZ ignored: the write fails
+ * with EFBIG instead): write 64 KiB through sim_out_open (dir_mode 0) or a
+ * run's directory (1); commit must fail with an io error naming the file
+ * and "File too large". The child's exit status: 0 when it did. */
+static void fsize_child(int dir_mode, const char *dir)
+{
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {.rlim_cur = 4096, .rlim_max = RLIM_INFINITY};
+    if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+        _exit(90);
+    static const char *const one[] = {"big.csv", NULL};
+    sim_out_dir_t d;
+    sim_out_file_t f;
+    sim_err_t err;
+    char want[700];
+    if (dir_mode) {
+        snprintf(want, sizeof want, "%s/run/big.csv: write failed: %s", dir, strerror(EFBIG));
+        snprintf(err.msg, sizeof err.msg, "%s/run", dir);
+        if (sim_out_dir_begin(&d, err.msg, one, &err) != 0 ||
+            sim_out_dir_open(&d, &f, "big.csv", &err) != 0)
+            _exit(91);
+    } else {
+        snprintf(want, sizeof want, "%s/big.csv: write failed: %s", dir, strerror(EFBIG));
+        if (sim_out_open(&f, dir, "big.csv", &err) != 0)
+            _exit(91);
+    }
+    for (int i = 0; i < 4096; i++)
+        fputs("0123456789abcde\n", f.f);
+    if (sim_out_commit(&f, &err) == 0 || !err.io || !strstr(err.msg, want)) {
+        fprintf(stderr, "got '%s', want '%s'\n", err.msg, want);
+        _exit(92);
+    }
+    if (dir_mode)
+        sim_out_dir_abort(&d);
+    _exit(tests_n_entries(dir) == 0 ? 0 : 93); /* nothing left behind */
+}
+
+START_TEST(test_write_error_keeps_errno)
+{
+    for (int dir_mode = 0; dir_mode < 2; dir_mode++) {
+        char dir[600];
+        snprintf(dir, sizeof dir, "%s/fsize%d", tests_tmpdir(), dir_mode);
+        ck_assert_int_eq(mkdir(dir, 0777), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0)
+            fsize_child(dir_mode, dir);
+        int status;
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dir_mode %d: status %d",
+                      dir_mode, status);
+    }
+}
+END_TEST
+
+START_TEST(test_write_to_device)
+{
+    /* A link to /dev/full: written in place (ENOSPC at the flush), the
+     * link and the device left as they were. */
+    char dir[600], link[700];
+    snprintf(dir, sizeof dir, "%s/dev", tests_tmpdir());
+    snprintf(link, sizeof link, "%s/full", dir);
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    ck_assert_int_eq(symlink("/dev/full", link), 0);
+    sim_out_file_t f;
+    sim_err_t err;
+    ck_assert_msg(sim_out_open_path(&f, link, &err) == 0, "%s", err.msg);
+    fputs("x\n", f.f);
+    ck_assert_int_eq(sim_out_commit(&f, &err), -1);
+    ck_assert(err.io);
+    char want[800];
+    snprintf(want, sizeof want, "%s: write failed: %s", link, strerror(ENOSPC));
+    ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+    json_t *j = json_pack("{s:i}", "a", 1);
+    ck_assert_int_eq(sim_out_write_json(link, j, &err), -1);
+    json_decref(j);
+    ck_assert_msg(err.io && strstr(err.msg, want) != NULL, "%s", err.msg);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(stat("/dev/full", &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    ck_assert_int_eq(tests_n_entries(dir), 1); /* no temporary beside it */
+}
+END_TEST
+
 Suite *test_out_suite(void)
 {
     Suite *s = suite_create("out");
@@ -137,6 +228,8 @@ Suite *test_out_suite(void)
     tcase_add_test(tc, test_dir_publish_and_replace);
     tcase_add_test(tc, test_dir_signal_cleanup);
     tcase_add_test(tc, test_file_temporaries_unique);
+    tcase_add_test(tc, test_write_error_keeps_errno);
+    tcase_add_test(tc, test_write_to_device);
     suite_add_tcase(s, tc);
     return s;
 }

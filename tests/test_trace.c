@@ -365,6 +365,59 @@ START_TEST(test_mooncake_errors)
 }
 END_TEST
 
+/* Timestamps are read exactly from their text: an integer or plain
+ * decimal literal of ms with at most 6 fraction digits is that many ns
+ * even past 2^53 ns (104 days), where a double's ms x 1e6 would be off;
+ * other literals (exponents, finer than 1 ns) round as a double does;
+ * past 9.2e12 ms (int64 ns) is refused, at its line. */
+START_TEST(test_mooncake_exact_timestamps)
+{
+    static const struct {
+        const char *ts;
+        sim_time_t ns; /* -1: refused */
+    } cases[] = {
+        {"0", 0},
+        {"-0", 0},
+        {"1500.25", 1500250000},
+        {"2.0000006", 2000001},                      /* sub-ns: rounded, as a double */
+        {"1e3", 1000000000},                          /* an exponent: as a double */
+        {"576460752305", INT64_C(576460752305000000)}, /* a double says ...305000064 */
+        {"576460752305.000001", INT64_C(576460752305000001)},
+        {"9007199254.740993", INT64_C(9007199254740993)}, /* 2^53 + 1 ns */
+        {"9200000000000", INT64_C(9200000000000000000)},
+        {"9200000000000.000000", INT64_C(9200000000000000000)},
+        {"9200000000000.000001", -1},
+        {"9200000000001", -1},
+        {"123456789012345678901234567890", -1},
+        {"-0.5", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256], path[512];
+        snprintf(text, sizeof text,
+                 "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n"
+                 "{\"x\": {\"timestamp\": 7}, \"timestamp\" :%s , \"input_length\": 1, "
+                 "\"output_length\": 1, \"hash_ids\": [1]}\n",
+                 cases[i].ts);
+        write_text(path, sizeof path, "exact.jsonl", text);
+        sim_err_t err = {{0}, 0};
+        trace_t *t = open_file(path, "mooncake", &err);
+        ck_assert_msg(t != NULL, "%s", err.msg);
+        trace_req_t r;
+        ck_assert_int_eq(trace_next(t, &r, &err), TRACE_OK);
+        int rc = trace_next(t, &r, &err);
+        if (cases[i].ns < 0) {
+            ck_assert_msg(rc == TRACE_ERR && strstr(err.msg, "exact.jsonl:2: field 'timestamp' is"),
+                          "%s: rc %d, %s", cases[i].ts, rc, err.msg);
+        } else {
+            ck_assert_msg(rc == TRACE_OK, "%s: %s", cases[i].ts, err.msg);
+            ck_assert_msg(r.arrival_ns == cases[i].ns, "%s: %lld ns, expected %lld", cases[i].ts,
+                          (long long)r.arrival_ns, (long long)cases[i].ns);
+        }
+        trace_close(t);
+    }
+}
+END_TEST
+
 START_TEST(test_zstd_truncated)
 {
     size_t live = sim_alloc_live_count();
@@ -1203,6 +1256,7 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_lines_plain_and_zstd);
     tcase_add_test(tc, test_lines_empty_and_missing);
     tcase_add_test(tc, test_mooncake_good_plain_zstd);
+    tcase_add_test(tc, test_mooncake_exact_timestamps);
     tcase_add_loop_test(tc, test_mooncake_errors, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_zstd_truncated);

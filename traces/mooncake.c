@@ -2,7 +2,8 @@
  * ({"timestamp": ms, "input_length", "output_length", "hash_ids": [...]}),
  * one per line, parsed with cJSON. Invariant: every record yielded is
  * valid (lengths in range, ceil(input/512) ids, timestamps non-decreasing,
- * no field given twice);
+ * no field given twice); a timestamp written as a plain decimal is read
+ * exactly to the ns from its text (cJSON holds only a double);
  * the first bad record stops the stream with "PATH:LINE: message". */
 #include "traces/lines.h"
 
@@ -15,6 +16,7 @@
 #define MC_MAX_EXACT 9007199254740992.0
 /* Timestamps past this many ms would overflow int64 ns (about 292 years). */
 #define MC_MAX_TS_MS 9.2e12
+#define MC_MAX_TS_MS_INT INT64_C(9200000000000)
 
 typedef struct mc_state {
     trace_lines_t *lines;
@@ -65,23 +67,138 @@ static int get_len(const cJSON *obj, const char *name, int64_t max, int64_t *v,
     return 0;
 }
 
-/* The record's "timestamp" (ms) as ns into *ns: present, a number, within
- * [0, MC_MAX_TS_MS] and not before prev_ns (the previous record's). 0, or
- * -1 with err at path:line. */
-static int get_timestamp(const cJSON *obj, sim_time_t prev_ns, sim_time_t *ns, const char *path,
-                         long long line, sim_err_t *err)
+/* ---- a timestamp's own text ---- */
+
+static const char *skip_ws(const char *p)
 {
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(obj, "timestamp");
+    while (*p && (unsigned char)*p <= 32) /* what cJSON skips */
+        p++;
+    return p;
+}
+
+/* Past the string that starts at p (its opening quote). */
+static const char *skip_string(const char *p)
+{
+    for (p++; *p && *p != '"'; p++)
+        if (*p == '\\' && p[1])
+            p++;
+    return *p ? p + 1 : p;
+}
+
+/* Past the value that starts at p (valid JSON: cJSON parsed it). */
+static const char *skip_value(const char *p)
+{
+    if (*p == '"')
+        return skip_string(p);
+    if (*p != '{' && *p != '[') {
+        while (*p && (unsigned char)*p > 32 && !strchr(",]}", *p))
+            p++;
+        return p;
+    }
+    int depth = 0;
+    while (*p) {
+        if (*p == '"') {
+            p = skip_string(p);
+            continue;
+        }
+        depth += (*p == '{' || *p == '[') - (*p == '}' || *p == ']');
+        p++;
+        if (depth == 0)
+            break;
+    }
+    return p;
+}
+
+/* The text of the value of member k (0-based) of the object that text
+ * holds, or NULL. cJSON keeps an object's members in the text's order,
+ * not their text. O(length of the text). */
+static const char *member_text(const char *text, int k)
+{
+    const char *p = text;
+    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+        p += 3; /* a UTF-8 byte order mark, which cJSON skips */
+    p = skip_ws(p);
+    if (*p != '{')
+        return NULL;
+    for (int i = 0;; i++) {
+        p = skip_ws(p + 1); /* past '{' or ',' */
+        if (*p != '"')
+            return NULL;
+        p = skip_ws(skip_string(p));
+        if (*p != ':')
+            return NULL;
+        p = skip_ws(p + 1);
+        if (i == k)
+            return p;
+        p = skip_ws(skip_value(p));
+        if (*p != ',')
+            return NULL;
+    }
+}
+
+enum { TS_EXACT, TS_OTHER, TS_NEGATIVE, TS_ABSURD };
+
+/* A timestamp literal of ms, [-]DIGITS[.DIGITS], into exact ns: TS_EXACT
+ * (*ns set) when its fraction has at most 6 significant digits, TS_OTHER
+ * for another form (an exponent, a fraction finer than 1 ns: the caller
+ * rounds the double), else TS_NEGATIVE or TS_ABSURD (past MC_MAX_TS_MS). */
+static int exact_ns(const char *p, sim_time_t *ns)
+{
+    int neg = *p == '-', nd = 0, nf = 0, big = 0;
+    int64_t ms = 0, frac = 0;
+    for (p += neg; *p >= '0' && *p <= '9'; p++, nd++) {
+        ms = ms * 10 + (*p - '0');
+        big |= ms > MC_MAX_TS_MS_INT;
+        if (big)
+            ms = 0; /* no overflow: the value is refused anyway */
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+            if (nf == 6 && *p != '0')
+                return TS_OTHER; /* below 1 ns */
+            if (nf < 6) {
+                frac = frac * 10 + (*p - '0');
+                nf++;
+            }
+        }
+    if (nd == 0 || *p == 'e' || *p == 'E' || *p == '.')
+        return TS_OTHER;
+    for (; nf < 6; nf++)
+        frac *= 10;
+    if (neg && (big || ms || frac))
+        return TS_NEGATIVE;
+    if (big || ms > MC_MAX_TS_MS_INT || (ms == MC_MAX_TS_MS_INT && frac))
+        return TS_ABSURD;
+    *ns = ms * SIM_NS_PER_MS + frac;
+    return TS_EXACT;
+}
+
+/* The record's "timestamp" (ms) as ns into *ns: present, a number, within
+ * [0, MC_MAX_TS_MS] and not before prev_ns (the previous record's). Read
+ * exactly from the record's text where it is a plain decimal (a double's
+ * ms x 1e6 is off past 2^53 ns), else rounded from the double. 0, or -1
+ * with err at path:line. */
+static int get_timestamp(const cJSON *obj, const char *text, sim_time_t prev_ns, sim_time_t *ns,
+                         const char *path, long long line, sim_err_t *err)
+{
+    const cJSON *ts = NULL;
+    int k = 0;
+    for (const cJSON *it = obj->child; it && !ts; it = it->next, k++)
+        if (it->string && strcmp(it->string, "timestamp") == 0)
+            ts = it;
     if (!ts)
         return sim_errf(err, "%s:%lld: missing field 'timestamp'", path, line);
     if (!cJSON_IsNumber(ts))
         return sim_errf(err, "%s:%lld: field 'timestamp' must be a number (ms)", path, line);
     double ms = ts->valuedouble;
-    if (ms < 0)
+    const char *lit = member_text(text, k - 1);
+    int how = lit ? exact_ns(lit, ns) : TS_OTHER;
+    if (how == TS_NEGATIVE || (how == TS_OTHER && ms < 0))
         return sim_errf(err, "%s:%lld: field 'timestamp' is negative (%.15g ms)", path, line, ms);
-    if (ms > MC_MAX_TS_MS)
+    if (how == TS_ABSURD || (how == TS_OTHER && ms > MC_MAX_TS_MS))
         return sim_errf(err, "%s:%lld: field 'timestamp' is absurd (%.15g ms)", path, line, ms);
-    *ns = (sim_time_t)llround(ms * 1e6);
+    if (how == TS_OTHER)
+        *ns = (sim_time_t)llround(ms * 1e6);
     if (*ns < prev_ns)
         return sim_errf(err,
                         "%s:%lld: field 'timestamp' goes back in time (%.15g ms < previous %.15g ms)",
@@ -166,11 +283,11 @@ static int check_duplicates(const cJSON *obj, const char *path, long long line, 
     return 0;
 }
 
-/* The request of one parsed record into *out (its blocks borrowed from
- * s until the next record). 0, or -1 with err at path:line on the first
+/* The request of one parsed record (obj, parsed from text) into *out (its
+ * blocks borrowed from s until the next record). 0, or -1 with err at path:line on the first
  * invalid field, checked in record order. */
-static int mc_record(mc_state_t *s, const cJSON *obj, trace_req_t *out, const char *path,
-                     long long line, sim_err_t *err)
+static int mc_record(mc_state_t *s, const cJSON *obj, const char *text, trace_req_t *out,
+                     const char *path, long long line, sim_err_t *err)
 {
     if (!cJSON_IsObject(obj))
         return sim_errf(err, "%s:%lld: expected a JSON object", path, line);
@@ -178,7 +295,7 @@ static int mc_record(mc_state_t *s, const cJSON *obj, trace_req_t *out, const ch
     int64_t in_tok, out_tok;
     uint32_t n = 0;
     if (check_duplicates(obj, path, line, err) != 0 ||
-        get_timestamp(obj, s->prev_ns, &ns, path, line, err) != 0 ||
+        get_timestamp(obj, text, s->prev_ns, &ns, path, line, err) != 0 ||
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
         get_blocks(s, obj, in_tok, &n, path, line, err) != 0)
@@ -210,7 +327,7 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
         long long col = end ? (long long)(end - text) + 1 : 1;
         return sim_errf(err, "%s:%lld: bad JSON (column %lld)", path, line, col);
     }
-    rc = mc_record(s, obj, out, path, line, err) == 0 ? TRACE_OK : TRACE_ERR;
+    rc = mc_record(s, obj, text, out, path, line, err) == 0 ? TRACE_OK : TRACE_ERR;
     cJSON_Delete(obj);
     return rc;
 }
