@@ -1,8 +1,10 @@
 /* sim/kvpool.c: see kvpool.h. Entries of all tiers live in one slab,
  * recycled through a free list. The global index maps a block id to the
- * first of its replica entries; replicas are chained. Each evictable tier
- * orders its unpinned entries for eviction: an access-ordered list for
- * recency policies (O(1)), else a lazy min-heap by policy key. */
+ * first of its replica entries (a direct array while ids are small, else a
+ * hash map); replicas are chained both ways and the chain's head counts
+ * them. Each evictable tier orders its unpinned entries for eviction: a
+ * few tick-sorted runs for recency policies (O(1)), else a lazy min-heap
+ * by policy key. */
 #include "sim/kvpool.h"
 
 #include <string.h>
@@ -13,16 +15,22 @@
 
 #define NONE UINT32_MAX
 
+/* The runs of a recency tier; see order_add. */
+enum { RUN_FRESH, RUN_COLD, RUN_OLD, RUN_OLD_COLD, N_RUNS };
+
 typedef struct kv_entry {
     uint64_t id;
     sim_evict_stats_t st;
     uint32_t next;         /* next replica of the same id, or free-list link */
+    uint32_t prev;         /* previous replica; NONE at the chain's head */
+    uint32_t n_rep;        /* at the chain's head: replicas of the id */
     uint32_t gen;          /* bumped whenever its heap node goes stale */
-    uint32_t lprev, lnext; /* recency list links */
+    uint32_t lprev, lnext; /* links in its run */
     uint32_t pins;
     uint32_t served; /* fetches other nodes made of it, as a prefix's first block */
     uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
     uint8_t tier;
+    uint8_t run;
     int32_t node;
 } kv_entry_t;
 
@@ -36,37 +44,63 @@ typedef struct kv_hnode {
     uint32_t gen;
 } kv_hnode_t;
 
+typedef struct kv_run {
+    uint32_t head, tail; /* head: the smallest tick */
+} kv_run_t;
+
 typedef struct kv_tier {
     int64_t cap; /* blocks; -1 unlimited, 0 absent */
     int64_t size;
     int64_t n_ordered;
-    uint32_t lhead, ltail; /* recency list: head = least recent */
+    kv_run_t run[N_RUNS];
     kv_hnode_t *heap;
     size_t n_heap, cap_heap;
 } kv_tier_t;
 
+/* sim_kvpool_prefix_all's last answer, kept for sim_kvpool_prefix: valid
+ * while the pool's holdings are those of version ver. */
+typedef struct kv_memo {
+    uint64_t ver;     /* 0: none */
+    uint64_t *ids;    /* the leading ids asked, as far as any node's run reached + 1 */
+    size_t cap_ids;
+    uint32_t n;       /* the length of the list asked */
+    uint32_t *len;    /* [node]: its leading run */
+    uint32_t *by_tier; /* [node * SIM_N_TIERS + tier]: the run's blocks there */
+} kv_memo_t;
+
 struct sim_kvpool {
     const sim_evict_ops_t *policy;
     int n_nodes;
-    int dense;
+    int dense;       /* the index is dense_head (small ids), else the hash map */
+    int dense_fixed; /* SIM_KVPOOL_DENSE_IDS: never leave the array */
     kv_tier_t *tiers; /* [node * SIM_N_TIERS + tier] */
     kv_entry_t *e;
     size_t n_e, cap_e;
     uint32_t free_head;
     sim_hmap_t index;     /* id -> first replica entry */
-    uint32_t *dense_head; /* the same for SIM_KVPOOL_DENSE_IDS: [id] */
+    uint32_t *dense_head; /* the same while dense: [id] */
     size_t n_dense;
+    int64_t n_added;   /* ids ever added to the index: bounds the array */
     int64_t n_ids;
     int64_t n_entries; /* replicas of all blocks */
     int64_t n_multi;   /* blocks with more than one replica */
+    int64_t *rep_hist; /* [r]: blocks with r replicas, r = 1..n_nodes ([0] unused) */
+    uint32_t rep_max;  /* the largest r with rep_hist[r] > 0 (0: none) */
     uint64_t tick;      /* access clock; starts at TICK0 */
     uint64_t cold_tick; /* below TICK0: cold replicas, oldest first */
+    uint64_t ver;       /* bumped whenever a block enters, leaves or changes tier */
+    kv_memo_t memo;
     sim_kvpool_counts_t c;
 };
 
 /* Ticks of accesses start here; cold replicas get ticks below it, so they
  * are older than any block that was really used. */
 #define TICK0 (UINT64_C(1) << 62)
+
+/* The array index holds while ids stay below this many slots per id ever
+ * added (plus a floor): 4 bytes a slot against ~80 bytes an entry. */
+#define DENSE_SLOTS_PER_ID 16
+#define DENSE_MIN_SLOTS (UINT64_C(1) << 20)
 
 static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 {
@@ -83,26 +117,48 @@ static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
     return h ? *h : NONE;
 }
 
+/* Leave the array for the hash map for good: ids are too sparse. */
+static void idx_to_hmap(sim_kvpool_t *p)
+{
+    for (size_t id = 0; id < p->n_dense; id++)
+        if (p->dense_head[id] != NONE)
+            sim_hmap_put(&p->index, id, p->dense_head[id]);
+    sim_free(p->dense_head);
+    p->dense_head = NULL;
+    p->n_dense = 0;
+    p->dense = 0;
+}
+
+static void idx_dense_put(sim_kvpool_t *p, uint64_t id, uint32_t ei)
+{
+    if (id >= p->n_dense) {
+        SIM_ASSERT(id < UINT32_MAX);
+        size_t cap = p->n_dense, n0 = p->n_dense;
+        sim_grow((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
+                 "kvpool dense index");
+        memset(p->dense_head + n0, 0xff, (cap - n0) * sizeof *p->dense_head);
+        p->n_dense = cap;
+    }
+    p->dense_head[id] = ei;
+}
+
 /* Set id's first replica from old (idx_get's answer now, which every
  * caller already holds) to ei; NONE as either adds or removes the id. */
 static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
 {
     p->n_ids += (old == NONE) - (ei == NONE);
-    if (p->dense) {
-        if (id >= p->n_dense) {
-            SIM_ASSERT(id < UINT32_MAX);
-            size_t cap = p->n_dense, n0 = p->n_dense;
-            sim_grow((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
-                     "kvpool dense index");
-            memset(p->dense_head + n0, 0xff, (cap - n0) * sizeof *p->dense_head);
-            p->n_dense = cap;
-        }
-        p->dense_head[id] = ei;
-    } else if (ei == NONE) {
-        sim_hmap_del(&p->index, id);
-    } else {
-        sim_hmap_put(&p->index, id, ei);
+    if (old == NONE) {
+        p->n_added++;
+        if (p->dense && !p->dense_fixed &&
+            id >= DENSE_SLOTS_PER_ID * ((uint64_t)p->n_added + DENSE_MIN_SLOTS))
+            idx_to_hmap(p);
     }
+    if (p->dense)
+        idx_dense_put(p, id, ei);
+    else if (ei == NONE)
+        sim_hmap_del(&p->index, id);
+    else
+        sim_hmap_put(&p->index, id, ei);
 }
 
 /* Iterate ids with replicas; start with *it = 0. */
@@ -117,6 +173,20 @@ static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *h
             return 1;
         }
     return 0;
+}
+
+/* Blocks with r replicas: one block goes from `from` replicas to `to`. */
+static void rep_count(sim_kvpool_t *p, uint32_t from, uint32_t to)
+{
+    if (from > 0)
+        p->rep_hist[from]--;
+    if (to > 0)
+        p->rep_hist[to]++;
+    p->n_multi += (to > 1) - (from > 1);
+    if (to > p->rep_max)
+        p->rep_max = to;
+    while (p->rep_max > 0 && p->rep_hist[p->rep_max] == 0) /* amortized O(1) */
+        p->rep_max--;
 }
 
 /* ---- lazy min-heap by (key, id) ----
@@ -169,7 +239,73 @@ static uint32_t heap_pop(sim_kvpool_t *p, kv_tier_t *t)
     return NONE;
 }
 
-/* ---- eviction order: list or heap, behind three calls ---- */
+/* ---- recency order: tick-sorted runs ----
+ * A recency tier evicts its smallest tick (ticks are unique). Its entries
+ * sit in N_RUNS lists, each sorted by tick, and the victim is the smallest
+ * of their heads. Which run an entry joins makes the insert a tail append:
+ *   FRESH: it holds the newest access tick (an access, a release, a new
+ *          block) - newer than anything already in any run;
+ *   COLD:  the newest cold tick (a replica made ahead of use);
+ *   OLD, OLD_COLD: an older tick, real or cold - a block demoted from DRAM.
+ * DRAM only ever receives FRESH and COLD entries, so each kind of its
+ * victims leaves in increasing tick order, and the SSD's OLD runs receive
+ * exactly those: appends again. So no insert walks; an insert that did not
+ * fit at its run's tail would walk back to its place, which keeps the
+ * order exact whatever the sequence of calls. */
+
+static int run_for(const sim_kvpool_t *p, uint64_t tick)
+{
+    if (tick >= TICK0)
+        return tick == p->tick ? RUN_FRESH : RUN_OLD;
+    return tick == p->cold_tick ? RUN_COLD : RUN_OLD_COLD;
+}
+
+static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    x->run = (uint8_t)run_for(p, x->st.tick);
+    kv_run_t *r = &t->run[x->run];
+    uint32_t after = r->tail;
+    while (after != NONE && p->e[after].st.tick > x->st.tick)
+        after = p->e[after].lprev;
+    x->lprev = after;
+    x->lnext = after == NONE ? r->head : p->e[after].lnext;
+    if (after != NONE)
+        p->e[after].lnext = ei;
+    else
+        r->head = ei;
+    if (x->lnext != NONE)
+        p->e[x->lnext].lprev = ei;
+    else
+        r->tail = ei;
+}
+
+static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+{
+    const kv_entry_t *x = &p->e[ei];
+    kv_run_t *r = &t->run[x->run];
+    if (x->lprev != NONE)
+        p->e[x->lprev].lnext = x->lnext;
+    else
+        r->head = x->lnext;
+    if (x->lnext != NONE)
+        p->e[x->lnext].lprev = x->lprev;
+    else
+        r->tail = x->lprev;
+}
+
+static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
+{
+    uint32_t best = NONE;
+    for (int k = 0; k < N_RUNS; k++) {
+        uint32_t h = t->run[k].head;
+        if (h != NONE && (best == NONE || p->e[h].st.tick < p->e[best].st.tick))
+            best = h;
+    }
+    return best;
+}
+
+/* ---- eviction order: runs or heap, behind three calls ---- */
 
 /* Entry ei (unpinned, in tier t) becomes evictable, as just accessed. */
 static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
@@ -179,32 +315,10 @@ static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
         return;
     x->ordered = 1;
     t->n_ordered++;
-    if (p->policy->recency_order) {
-        /* Almost always the most recent: O(1) at the tail. A block demoted
-         * with an older last use walks back to its place, so the list is
-         * exactly in tick order (as the heap would be). */
-        uint32_t after = t->ltail;
-        if (x->st.tick < TICK0) { /* a cold replica: after the other cold ones */
-            after = NONE;
-            for (uint32_t e = t->lhead; e != NONE && p->e[e].st.tick < x->st.tick; e = p->e[e].lnext)
-                after = e;
-        } else {
-            while (after != NONE && p->e[after].st.tick > x->st.tick)
-                after = p->e[after].lprev;
-        }
-        x->lprev = after;
-        x->lnext = after == NONE ? t->lhead : p->e[after].lnext;
-        if (after != NONE)
-            p->e[after].lnext = ei;
-        else
-            t->lhead = ei;
-        if (x->lnext != NONE)
-            p->e[x->lnext].lprev = ei;
-        else
-            t->ltail = ei;
-    } else {
+    if (p->policy->recency_order)
+        run_insert(p, t, ei);
+    else
         heap_push(p, t, ei);
-    }
 }
 
 /* Entry ei leaves its tier's eviction order (pinned, moved or dropped). */
@@ -216,25 +330,17 @@ static void order_del(sim_kvpool_t *p, uint32_t ei)
     kv_tier_t *t = tier_of(p, x->node, x->tier);
     x->ordered = 0;
     t->n_ordered--;
-    if (p->policy->recency_order) {
-        if (x->lprev != NONE)
-            p->e[x->lprev].lnext = x->lnext;
-        else
-            t->lhead = x->lnext;
-        if (x->lnext != NONE)
-            p->e[x->lnext].lprev = x->lprev;
-        else
-            t->ltail = x->lprev;
-    } else {
+    if (p->policy->recency_order)
+        run_remove(p, t, ei);
+    else
         x->gen++;
-    }
 }
 
 /* The next victim of tier t, taken out of the order; NONE when every
  * block there is pinned. */
 static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
 {
-    uint32_t ei = p->policy->recency_order ? t->lhead : heap_pop(p, t);
+    uint32_t ei = p->policy->recency_order ? run_min(p, t) : heap_pop(p, t);
     if (ei != NONE)
         order_del(p, ei);
     return ei;
@@ -263,32 +369,44 @@ static uint32_t entry_new(sim_kvpool_t *p)
     return (uint32_t)p->n_e++;
 }
 
-/* Unlink entry ei from its id's replica chain and free it. */
-static uint32_t chain_len(const sim_kvpool_t *p, uint32_t ei)
+/* Link entry ei (id set) at the head of its id's replica chain. */
+static void chain_add(sim_kvpool_t *p, uint32_t ei)
 {
-    uint32_t n = 0;
-    for (; ei != NONE; ei = p->e[ei].next)
-        n++;
-    return n;
+    kv_entry_t *x = &p->e[ei];
+    uint32_t head = idx_get(p, x->id);
+    uint32_t n = head == NONE ? 0 : p->e[head].n_rep;
+    x->next = head;
+    x->prev = NONE;
+    x->n_rep = n + 1;
+    if (head != NONE)
+        p->e[head].prev = ei;
+    p->n_entries++;
+    rep_count(p, n, n + 1);
+    idx_set(p, x->id, head, ei);
 }
 
+/* Unlink entry ei from its id's replica chain and free it. O(1). */
 static void entry_drop(sim_kvpool_t *p, uint32_t ei)
 {
-    uint64_t id = p->e[ei].id;
-    uint32_t head = idx_get(p, id);
-    SIM_ASSERT(head != NONE);
-    p->n_entries--;
-    p->n_multi -= chain_len(p, head) == 2;
-    if (head == ei) {
-        idx_set(p, id, head, p->e[ei].next);
+    kv_entry_t *x = &p->e[ei];
+    uint32_t head = x->prev == NONE ? ei : idx_get(p, x->id);
+    SIM_ASSERT(head != NONE && p->e[head].n_rep > 0);
+    uint32_t n = p->e[head].n_rep;
+    if (x->next != NONE)
+        p->e[x->next].prev = x->prev;
+    if (x->prev != NONE) {
+        p->e[x->prev].next = x->next;
+        p->e[head].n_rep = n - 1;
     } else {
-        uint32_t prev = head;
-        while (p->e[prev].next != ei)
-            prev = p->e[prev].next;
-        p->e[prev].next = p->e[ei].next;
+        if (x->next != NONE)
+            p->e[x->next].n_rep = n - 1;
+        idx_set(p, x->id, ei, x->next);
     }
-    p->e[ei].gen++;
-    p->e[ei].next = p->free_head;
+    p->n_entries--;
+    rep_count(p, n, n - 1);
+    p->ver++;
+    x->gen++;
+    x->next = p->free_head;
     p->free_head = ei;
 }
 
@@ -335,6 +453,7 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
         if (evict_one(p, node, tier) != 0)
             return -1;
     p->e[ei].tier = (uint8_t)tier;
+    p->ver++;
     t->size++;
     SIM_ASSERT(t->cap < 0 || t->size <= t->cap);
     if (p->e[ei].pins == 0)
@@ -371,10 +490,7 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->st.freq = cold ? 0 : 1;
     x->st.tick = cold ? ++p->cold_tick : ++p->tick;
     x->st.pos = pos;
-    x->next = idx_get(p, id);
-    p->n_entries++;
-    p->n_multi += chain_len(p, x->next) == 1;
-    idx_set(p, id, x->next, ei);
+    chain_add(p, ei);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
         entry_drop(p, ei);
@@ -407,16 +523,20 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
     p->policy = policy;
     p->n_nodes = n_nodes;
-    p->dense = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
+    p->dense = 1;
+    p->dense_fixed = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
     p->free_head = NONE;
     p->tick = TICK0;
+    p->ver = 1;
     p->tiers = sim_xcalloc((size_t)n_nodes * SIM_N_TIERS, sizeof *p->tiers, "kvpool tiers");
     for (int n = 0; n < n_nodes; n++)
         for (int t = 0; t < SIM_N_TIERS; t++) {
             kv_tier_t *tr = tier_of(p, n, t);
             tr->cap = cap_blocks[t];
-            tr->lhead = tr->ltail = NONE;
+            for (int k = 0; k < N_RUNS; k++)
+                tr->run[k].head = tr->run[k].tail = NONE;
         }
+    p->rep_hist = sim_xcalloc((size_t)n_nodes + 1, sizeof *p->rep_hist, "kvpool replica counts");
     sim_hmap_init(&p->index);
     return p;
 }
@@ -430,13 +550,34 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->tiers);
     sim_free(p->e);
     sim_free(p->dense_head);
+    sim_free(p->rep_hist);
+    sim_free(p->memo.ids);
+    sim_free(p->memo.len);
+    sim_free(p->memo.by_tier);
     sim_hmap_free(&p->index);
     sim_free(p);
+}
+
+/* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
+ * depends only on blocks[0..L] (held, then the first block not held), so
+ * those ids must match; O(L) compares instead of L replica-chain walks. */
+static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+{
+    const kv_memo_t *m = &p->memo;
+    if (m->ver != p->ver || m->n != n)
+        return 0;
+    uint32_t k = m->len[node] < n ? m->len[node] + 1 : n;
+    return k == 0 || memcmp(blocks, m->ids, (size_t)k * sizeof *blocks) == 0;
 }
 
 uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
                            uint32_t by_tier[SIM_N_TIERS])
 {
+    if (memo_answers(p, node, blocks, n)) {
+        if (by_tier)
+            memcpy(by_tier, &p->memo.by_tier[node * SIM_N_TIERS], SIM_N_TIERS * sizeof *by_tier);
+        return p->memo.len[node];
+    }
     if (by_tier)
         memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
     uint32_t k = 0;
@@ -494,8 +635,7 @@ void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_
         kv_entry_t *x = &p->e[ei];
         SIM_ASSERT(x->pins > 0);
         if (--x->pins == 0) {
-            /* In use until now: as recent as its release. This also keeps
-             * recency lists in tick order. */
+            /* In use until now: as recent as its release. */
             x->st.tick = ++p->tick;
             order_add(p, tier_of(p, node, x->tier), ei);
         }
@@ -523,22 +663,46 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
 
 uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id)
 {
-    return chain_len(p, idx_get(p, id));
+    uint32_t head = idx_get(p, id);
+    return head == NONE ? 0 : p->e[head].n_rep;
 }
 
-void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out)
+/* One walk over the run's replica chains: a node's run grows while it
+ * holds the next block; the walk stops at the first block that extends
+ * no node's run. The answer is kept (memo) for sim_kvpool_prefix. */
+void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out)
 {
-    memset(out, 0, (size_t)p->n_nodes * sizeof *out);
-    for (uint32_t k = 0; k < n; k++) {
+    kv_memo_t *m = &p->memo;
+    size_t nn = (size_t)p->n_nodes;
+    if (!m->len) {
+        m->len = sim_xmalloc(nn * sizeof *m->len, "kvpool prefix memo");
+        m->by_tier = sim_xmalloc(nn * SIM_N_TIERS * sizeof *m->by_tier, "kvpool prefix memo");
+    }
+    memset(m->len, 0, nn * sizeof *m->len);
+    memset(m->by_tier, 0, nn * SIM_N_TIERS * sizeof *m->by_tier);
+    uint32_t k = 0;
+    for (; k < n; k++) {
         int alive = 0;
-        for (uint32_t ei = idx_get(p, blocks[k]); ei != NONE; ei = p->e[ei].next)
-            if (out[p->e[ei].node] == k) {
-                out[p->e[ei].node] = k + 1;
+        for (uint32_t ei = idx_get(p, blocks[k]); ei != NONE; ei = p->e[ei].next) {
+            const kv_entry_t *x = &p->e[ei];
+            if (m->len[x->node] == k) {
+                m->len[x->node] = k + 1;
+                m->by_tier[x->node * SIM_N_TIERS + x->tier]++;
                 alive = 1;
             }
+        }
         if (!alive)
             break;
     }
+    /* Every run is at most k long: blocks[0..k] decide them all. */
+    size_t n_ids = k < n ? (size_t)k + 1 : n;
+    if (n_ids > 0) {
+        sim_grow((void **)&m->ids, &m->cap_ids, n_ids, sizeof *m->ids, "kvpool prefix memo");
+        memcpy(m->ids, blocks, n_ids * sizeof *m->ids);
+    }
+    m->n = n;
+    m->ver = p->ver;
+    memcpy(out, m->len, nn * sizeof *out);
 }
 
 /* Only the first block's count is ever read (a prefix's fetches all pass
@@ -562,17 +726,9 @@ void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *
 void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
                               uint32_t *max)
 {
-    size_t it = 0;
-    uint64_t id;
-    uint32_t head;
-    uint32_t mx = 0;
-    while (idx_next(p, &it, &id, &head)) { /* only the max needs the scan */
-        uint32_t r = chain_len(p, head);
-        mx = r > mx ? r : mx;
-    }
     *n_blocks = p->n_ids;
     *mean = p->n_ids ? (double)p->n_entries / (double)p->n_ids : 0;
-    *max = mx;
+    *max = p->rep_max;
 }
 
 void sim_kvpool_set_capacity(sim_kvpool_t *p, int node, int tier, int64_t cap_blocks)
@@ -597,6 +753,83 @@ int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier)
 
 sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p) { return p->c; }
 
+/* Tier t of node n: its order holds exactly its unpinned entries, sorted. */
+static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
+{
+    int64_t in_order = 0;
+    if (p->policy->recency_order) {
+        for (int k = 0; k < N_RUNS; k++) {
+            uint32_t prev = NONE;
+            uint64_t last_tick = 0;
+            for (uint32_t ei = tr->run[k].head; ei != NONE; prev = ei, ei = p->e[ei].lnext) {
+                const kv_entry_t *x = &p->e[ei];
+                if (x->lprev != prev || !x->ordered || x->pins || x->node != n ||
+                    x->tier != t || x->run != k || x->st.tick < last_tick)
+                    return -1;
+                last_tick = x->st.tick;
+                in_order++;
+            }
+            if (prev != tr->run[k].tail)
+                return -1;
+        }
+    } else {
+        for (size_t i = 0; i < tr->n_heap; i++) {
+            const kv_hnode_t *h = &tr->heap[i];
+            if (i > 0 && hless(h, &tr->heap[(i - 1) / 2]))
+                return -1;
+            if (!live_node(p, h))
+                continue;
+            const kv_entry_t *x = &p->e[h->ei];
+            if (!x->ordered || x->node != n || x->tier != t || x->pins || x->id != h->id)
+                return -1;
+            in_order++;
+        }
+    }
+    return in_order == tr->n_ordered ? 0 : -1;
+}
+
+/* The index, the chains (links both ways, one replica per node, the
+ * head's count) and the replica statistics; *live: entries indexed. */
+static int check_index(const sim_kvpool_t *p, int64_t *live)
+{
+    size_t it = 0;
+    uint64_t id;
+    uint32_t head;
+    int64_t indexed = 0, ids = 0, multi = 0;
+    int64_t *hist = sim_xcalloc((size_t)p->n_nodes + 1, sizeof *hist, "kvpool check");
+    int bad = 0;
+    while (!bad && idx_next(p, &it, &id, &head)) {
+        ids++;
+        uint32_t r = 0;
+        for (uint32_t a = head, prev = NONE; a != NONE; prev = a, a = p->e[a].next) {
+            r++;
+            if (p->e[a].id != id || p->e[a].prev != prev || r > (uint32_t)p->n_nodes)
+                bad = 1;
+            for (uint32_t b = p->e[a].next; !bad && b != NONE; b = p->e[b].next)
+                bad = p->e[b].node == p->e[a].node;
+            if (bad)
+                break;
+        }
+        bad = bad || p->e[head].n_rep != r;
+        if (!bad) {
+            hist[r]++;
+            multi += r > 1;
+            indexed += r;
+        }
+    }
+    uint32_t mx = 0;
+    for (uint32_t r = 1; !bad && r <= (uint32_t)p->n_nodes; r++) {
+        bad = hist[r] != p->rep_hist[r];
+        mx = hist[r] ? r : mx;
+    }
+    sim_free(hist);
+    *live = indexed;
+    return !bad && mx == p->rep_max && ids == p->n_ids && indexed == p->n_entries &&
+                   multi == p->n_multi
+               ? 0
+               : -1;
+}
+
 int sim_kvpool_check(const sim_kvpool_t *p)
 {
     int64_t live = 0;
@@ -604,55 +837,14 @@ int sim_kvpool_check(const sim_kvpool_t *p)
         for (int t = 0; t < SIM_N_TIERS; t++) {
             const kv_tier_t *tr = &p->tiers[n * SIM_N_TIERS + t];
             if (tr->size < 0 || (tr->cap >= 0 && tr->size > tr->cap) || tr->n_ordered < 0 ||
-                tr->n_ordered > tr->size)
-                return -1;
-            int64_t in_order = 0;
-            if (p->policy->recency_order) {
-                uint32_t prev = NONE;
-                uint64_t last_tick = 0;
-                for (uint32_t ei = tr->lhead; ei != NONE; prev = ei, ei = p->e[ei].lnext) {
-                    const kv_entry_t *x = &p->e[ei];
-                    if (x->lprev != prev || !x->ordered || x->pins || x->node != n ||
-                        x->tier != t || x->st.tick < last_tick)
-                        return -1;
-                    last_tick = x->st.tick;
-                    in_order++;
-                }
-                if (prev != tr->ltail)
-                    return -1;
-            } else {
-                for (size_t i = 0; i < tr->n_heap; i++) {
-                    const kv_hnode_t *h = &tr->heap[i];
-                    if (i > 0 && hless(h, &tr->heap[(i - 1) / 2]))
-                        return -1;
-                    if (!live_node(p, h))
-                        continue;
-                    const kv_entry_t *x = &p->e[h->ei];
-                    if (!x->ordered || x->node != n || x->tier != t || x->pins || x->id != h->id)
-                        return -1;
-                    in_order++;
-                }
-            }
-            if (in_order != tr->n_ordered)
+                tr->n_ordered > tr->size || check_order(p, tr, n, t) != 0)
                 return -1;
             live += tr->size;
         }
-    size_t it = 0;
-    uint64_t id;
-    uint32_t head;
-    int64_t indexed = 0, ids = 0;
-    while (idx_next(p, &it, &id, &head)) {
-        ids++;
-        for (uint32_t a = head; a != NONE; a = p->e[a].next) {
-            indexed++;
-            if (p->e[a].id != id)
-                return -1;
-            for (uint32_t b = p->e[a].next; b != NONE; b = p->e[b].next)
-                if (p->e[b].node == p->e[a].node)
-                    return -1;
-        }
-    }
-    return indexed == live && ids == p->n_ids && indexed == p->n_entries ? 0 : -1;
+    int64_t indexed;
+    if (check_index(p, &indexed) != 0)
+        return -1;
+    return indexed == live ? 0 : -1;
 }
 
 json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy)

@@ -4,7 +4,9 @@
  * block evicted from DRAM is demoted to the node's SSD when it has one,
  * else dropped; blocks in use are pinned and never evicted.
  * Invariants: a tier never holds more than its capacity; a block appears
- * at most once per node. Accesses cost O(log n) (heap by policy key). */
+ * at most once per node. A block access costs O(replicas of the block)
+ * to find it, then O(1) under recency policies (LRU) and O(log n) under the
+ * others (heap by policy key). */
 #ifndef SIM_KVPOOL_H
 #define SIM_KVPOOL_H
 
@@ -29,7 +31,9 @@ typedef struct sim_kvpool_counts {
 } sim_kvpool_counts_t;
 
 /* Block ids are small integers from 0 (a remapped trace): the index is
- * then a direct array instead of a hash map. */
+ * always a direct array. Without the flag it is a direct array while the
+ * ids stay below 16 slots per id ever stored (plus 2^20), as the traces'
+ * sequential ids do, and a hash map from the first id beyond that on. */
 #define SIM_KVPOOL_DENSE_IDS 1u
 
 /* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
@@ -41,7 +45,9 @@ void sim_kvpool_free(sim_kvpool_t *p);
 
 /* Length of the longest leading run of blocks[0..n) held on node; when
  * by_tier is not NULL it gets how many of those sit in each tier. Pure
- * lookup: no statistics change. O(run x replicas). */
+ * lookup: no statistics change. O(run x replicas); O(run) compares when
+ * sim_kvpool_prefix_all was last asked the same list and no block has
+ * entered, left or moved since (its answer is kept). */
 uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
                            uint32_t by_tier[SIM_N_TIERS]);
 
@@ -71,9 +77,9 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
 
 /* out[node] = the longest leading run of blocks[0..n) each node holds, for
  * every node at once. O(nodes + replicas of the run): never a scan of the
- * pool. */
-void sim_kvpool_prefix_all(const sim_kvpool_t *p, const uint64_t *blocks, uint32_t n,
-                           uint32_t *out);
+ * pool. The answer, with each node's blocks per tier, is kept for
+ * sim_kvpool_prefix (the only state it changes). */
+void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out);
 
 /* Count one fetch of blocks[0..n) served by node src against its first
  * block; returns how many fetches that block has served at src (0 when n is
@@ -85,9 +91,10 @@ uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks,
 void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
                                int64_t *multi);
 
-/* Replicas of one block across nodes and tiers. */
+/* Replicas of one block across nodes and tiers. O(1). */
 uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id);
-/* Blocks held anywhere, the mean and the most replicas per block. O(blocks). */
+/* Blocks held anywhere, the mean and the most replicas per block. O(1):
+ * kept as blocks change. */
 void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *mean,
                               uint32_t *max);
 
@@ -103,11 +110,12 @@ sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p);
  * configured name, as given), node 0's DRAM and SSD capacities in blocks,
  * the counters and the replica statistics; sim_metrics_summary adds the
  * hit rates. New reference (the caller json_decref's it or hands it on),
- * or NULL when p is NULL (a run without a pool has no $.cache). O(blocks). */
+ * or NULL when p is NULL (a run without a pool has no $.cache). O(1). */
 json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy);
 
-/* Check every invariant (capacities, heap order, index); 0 when they hold,
- * else -1. O(blocks). For tests and debugging. */
+/* Check every invariant (capacities, eviction order, index, replica
+ * counts); 0 when they hold, else -1. O(blocks x replicas). For tests and
+ * debugging. */
 int sim_kvpool_check(const sim_kvpool_t *p);
 
 #endif

@@ -46,16 +46,21 @@ void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_d
 }
 
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                          double threshold, int decode, uint32_t *leads, sim_place_est_t *out)
+                          double threshold, int decode, sim_place_scratch_t *s)
 {
     int n = sim_cluster_n_prefill(c);
+    uint32_t *leads = s->leads;
     sim_cluster_prefix_by_instance(c, r, leads);
     uint32_t best_len = 0;
     for (int i = 0; i < n; i++)
         best_len = leads[i] > best_len ? leads[i] : best_len;
+    int n_holders = 0; /* the instances holding best_len, in index order */
+    for (int i = 0; i < n; i++)
+        if (leads[i] == best_len)
+            s->holders[n_holders++] = i;
     int best = 0;
     for (int i = 0; i < n; i++) {
-        sim_place_est_t *e = &out[i];
+        sim_place_est_t *e = &s->est[i];
         e->lead_blocks = leads[i];
         sim_time_t transfer_ns = 0; /* fetching the longer prefix */
         e->fetch_from = -1;
@@ -64,9 +69,8 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
             (own == 0 || (double)best_len / (double)own > threshold)) {
             /* The holder whose link to i is least busy sends it soonest. */
             sim_time_t t_best = INT64_MAX;
-            for (int h = 0; h < n; h++) {
-                if (leads[h] != best_len)
-                    continue;
+            for (int k = 0; k < n_holders; k++) {
+                int h = s->holders[k];
                 sim_time_t t = sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len);
                 if (t < t_best) {
                     t_best = t;
@@ -83,7 +87,7 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
             sim_time_t h = sim_cluster_handoff_estimate_ns(c, i, decode, r);
             e->ttft_ns += h > prefill_ns ? h - prefill_ns : 0;
         }
-        if (e->ttft_ns < out[best].ttft_ns)
+        if (e->ttft_ns < s->est[best].ttft_ns)
             best = i;
     }
     return best;
@@ -95,6 +99,7 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     size_t n = (size_t)sim_cluster_n_prefill(c) + 1;
     s->leads = sim_xmalloc(n * sizeof *s->leads, "placement leads");
     s->est = sim_xmalloc(n * sizeof *s->est, "placement estimates");
+    s->holders = sim_xmalloc(n * sizeof *s->holders, "placement holders");
     return s;
 }
 
@@ -105,5 +110,6 @@ void sim_place_scratch_free(void *scratch)
         return;
     sim_free(s->leads);
     sim_free(s->est);
+    sim_free(s->holders);
     sim_free(s);
 }

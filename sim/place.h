@@ -64,23 +64,25 @@ typedef struct sim_place_est {
 
 /* Per-instance scratch for sim_place_kv_estimate, owned by a policy. */
 typedef struct sim_place_scratch {
-    uint32_t *leads;
-    sim_place_est_t *est;
+    uint32_t *leads;      /* each instance's own cached prefix, blocks */
+    sim_place_est_t *est; /* each instance's estimate */
+    int *holders;         /* the instances holding the longest prefix */
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);
 
-/* Estimate r on every prefill instance (out: n_prefill entries; leads:
- * n_prefill scratch). With allow_fetch, an instance whose own prefix is
+/* Estimate r on every prefill instance (into s->est; s->leads gets each
+ * one's own prefix). With allow_fetch, an instance whose own prefix is
  * shorter than the best one cluster-wide fetches the difference when
  * best / own > threshold (own = 0 with best > 0 counts as above) from the
  * holder that can send it soonest; otherwise it recomputes beyond its own
  * prefix. With decode >= 0, the TTFT also counts the part of the KV
  * hand-off to that decode instance that prefill does not cover (the KV
  * streams while prefill runs), from the network's state now. Returns the
- * instance with the lowest TTFT (ties: lowest index).
- * O(instances x (prefix + holders)). */
+ * instance with the lowest TTFT (ties: lowest index). One walk of the
+ * pool for every instance's prefix, then O(instances + fetching instances
+ * x holders). */
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                          double threshold, int decode, uint32_t *leads, sim_place_est_t *out);
+                          double threshold, int decode, sim_place_scratch_t *s);
 
 #endif

@@ -1,8 +1,10 @@
 /* tests/test_kvpool.c: the KVCache pool: each eviction policy against
  * exact hit/miss counts on hand-made sequences, pinning, demotion and
  * promotion, replicas, capacity and structure invariants under random
- * operations, and the trace cache analysis against a deliberately plain
- * second implementation on the real traces. */
+ * operations, LRU step by step against a sorted-list reference, the
+ * all-nodes prefix walk against per-node walks, and the trace cache
+ * analysis against a deliberately plain second implementation on the
+ * real traces. */
 #include "tests/tests.h"
 
 #include <stdlib.h>
@@ -256,6 +258,347 @@ START_TEST(test_random_invariants)
 }
 END_TEST
 
+/* ---- LRU against a sorted-list reference ----
+ * A plain model of the pool under LRU, from kvpool.h's rules: each node
+ * keeps its blocks in an array; a tier's victim is its unpinned block with
+ * the smallest tick, found by a scan; DRAM victims go down to SSD when it
+ * has room to make (else they leave the node, as SSD's victims do); a
+ * reused SSD block comes up to DRAM; cold replicas take ticks below every
+ * real one, in the order they were made. */
+
+enum { REF_NODES = 3, REF_SLOTS = 40, REF_FREE = -1, REF_MOVING = -2 };
+
+typedef struct ref_blk {
+    uint64_t id, tick;
+    int tier; /* REF_FREE: an empty slot; REF_MOVING: between tiers */
+    uint32_t pins;
+} ref_blk_t;
+
+typedef struct ref_pool {
+    ref_blk_t b[REF_NODES][REF_SLOTS];
+    int64_t cap[REF_NODES][SIM_N_TIERS];
+    uint64_t tick, cold_tick;
+    sim_kvpool_counts_t c;
+} ref_pool_t;
+
+static void ref_init(ref_pool_t *m, const int64_t caps[SIM_N_TIERS])
+{
+    memset(m, 0, sizeof *m);
+    for (int n = 0; n < REF_NODES; n++) {
+        for (int s = 0; s < REF_SLOTS; s++)
+            m->b[n][s].tier = REF_FREE;
+        for (int t = 0; t < SIM_N_TIERS; t++)
+            m->cap[n][t] = caps[t];
+    }
+    m->tick = UINT64_C(1) << 62;
+}
+
+static int ref_find(const ref_pool_t *m, int node, uint64_t id)
+{
+    for (int s = 0; s < REF_SLOTS; s++)
+        if (m->b[node][s].tier >= 0 && m->b[node][s].id == id)
+            return s;
+    return -1;
+}
+
+static int64_t ref_size(const ref_pool_t *m, int node, int tier)
+{
+    int64_t k = 0;
+    for (int s = 0; s < REF_SLOTS; s++)
+        k += m->b[node][s].tier == tier;
+    return k;
+}
+
+static int ref_put(ref_pool_t *m, int node, int s, int tier);
+
+/* Evict tier's least recent unpinned block; -1 when there is none. */
+static int ref_evict(ref_pool_t *m, int node, int tier)
+{
+    int v = -1;
+    for (int s = 0; s < REF_SLOTS; s++) {
+        const ref_blk_t *x = &m->b[node][s];
+        if (x->tier == tier && x->pins == 0 && (v < 0 || x->tick < m->b[node][v].tick))
+            v = s;
+    }
+    if (v < 0)
+        return -1;
+    m->c.evictions++;
+    m->b[node][v].tier = REF_MOVING;
+    if (tier == SIM_TIER_DRAM && m->cap[node][SIM_TIER_SSD] != 0 &&
+        ref_put(m, node, v, SIM_TIER_SSD) == 0) {
+        m->c.demotions++;
+    } else {
+        m->c.drops++;
+        m->b[node][v].tier = REF_FREE;
+    }
+    return 0;
+}
+
+static int ref_put(ref_pool_t *m, int node, int s, int tier)
+{
+    while (ref_size(m, node, tier) >= m->cap[node][tier])
+        if (ref_evict(m, node, tier) != 0)
+            return -1;
+    m->b[node][s].tier = tier;
+    return 0;
+}
+
+/* A block new to node; 1 if stored. */
+static int ref_store(ref_pool_t *m, int node, uint64_t id, int cold)
+{
+    int top = m->cap[node][SIM_TIER_DRAM] != 0 ? SIM_TIER_DRAM : SIM_TIER_SSD;
+    if (m->cap[node][top] == 0)
+        return 0;
+    int s = 0;
+    while (m->b[node][s].tier != REF_FREE)
+        s++;
+    ck_assert_int_lt(s, REF_SLOTS);
+    m->b[node][s] = (ref_blk_t){.id = id, .tick = cold ? ++m->cold_tick : ++m->tick,
+                                .tier = REF_MOVING};
+    if (ref_put(m, node, s, top) != 0) {
+        m->c.rejected++;
+        m->b[node][s].tier = REF_FREE;
+        return 0;
+    }
+    m->c.inserts++;
+    return 1;
+}
+
+/* Reuse of the block in slot s: newest tick, up from SSD. */
+static void ref_reuse(ref_pool_t *m, int node, int s)
+{
+    ref_blk_t *x = &m->b[node][s];
+    x->tick = ++m->tick;
+    if (x->tier != SIM_TIER_SSD || m->cap[node][SIM_TIER_DRAM] == 0)
+        return;
+    x->tier = REF_MOVING;
+    if (ref_put(m, node, s, SIM_TIER_DRAM) == 0)
+        m->c.promotions++;
+    else
+        ck_assert_int_eq(ref_put(m, node, s, SIM_TIER_SSD), 0);
+}
+
+static uint32_t ref_access(ref_pool_t *m, int node, const uint64_t *blocks, uint32_t n, int cold,
+                           int replica)
+{
+    uint32_t lead = 0, made = 0;
+    int run = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        int s = ref_find(m, node, blocks[k]);
+        if (s < 0) {
+            run = 0;
+            made += (uint32_t)ref_store(m, node, blocks[k], cold);
+        } else {
+            lead += (uint32_t)run;
+            if (!cold)
+                ref_reuse(m, node, s);
+        }
+    }
+    m->c.replications += replica ? made : 0;
+    return replica ? made : lead;
+}
+
+static void ref_pin(ref_pool_t *m, int node, const uint64_t *blocks, uint32_t n, int delta)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        int s = ref_find(m, node, blocks[k]);
+        if (s < 0)
+            break;
+        ref_blk_t *x = &m->b[node][s];
+        x->pins = delta > 0 ? x->pins + 1 : x->pins - 1;
+        if (delta < 0 && x->pins == 0)
+            x->tick = ++m->tick;
+    }
+}
+
+static void ref_set_capacity(ref_pool_t *m, int node, int tier, int64_t cap)
+{
+    m->cap[node][tier] = cap;
+    while (ref_size(m, node, tier) > cap && ref_evict(m, node, tier) == 0)
+        ;
+}
+
+/* Every block's tier on every node, the sizes and the counters agree. */
+static void ref_compare(const ref_pool_t *m, const sim_kvpool_t *p, const uint64_t *ids, int n_ids,
+                        int step)
+{
+    ck_assert_msg(sim_kvpool_check(p) == 0, "step %d", step);
+    for (int node = 0; node < REF_NODES; node++) {
+        for (int i = 0; i < n_ids; i++) {
+            int s = ref_find(m, node, ids[i]);
+            ck_assert_msg(sim_kvpool_tier_of(p, node, ids[i]) == (s < 0 ? -1 : m->b[node][s].tier),
+                          "step %d node %d block %llu", step, node, (unsigned long long)ids[i]);
+        }
+        for (int t = 0; t < SIM_N_TIERS; t++)
+            ck_assert_int_eq(sim_kvpool_size(p, node, t), ref_size(m, node, t));
+    }
+    sim_kvpool_counts_t k = sim_kvpool_counts(p);
+    ck_assert_int_eq(k.inserts, m->c.inserts);
+    ck_assert_int_eq(k.evictions, m->c.evictions);
+    ck_assert_int_eq(k.demotions, m->c.demotions);
+    ck_assert_int_eq(k.promotions, m->c.promotions);
+    ck_assert_int_eq(k.drops, m->c.drops);
+    ck_assert_int_eq(k.rejected, m->c.rejected);
+    ck_assert_int_eq(k.replications, m->c.replications);
+}
+
+/* Block x of the test's universe: sequential ids, or (sparse) some of
+ * them far apart, which moves the pool's index to its hash map midway. */
+static uint64_t ref_id(uint64_t x, int sparse)
+{
+    return sparse && x % 7 == 5 ? x * UINT64_C(0x9E3779B97F4A7C15) : x;
+}
+
+/* Random traffic on 3 nodes: accesses, pins and releases, cold and warm
+ * replicas, capacity changes; the pool's LRU state equals the reference
+ * after every step. */
+static void ref_random_run(const int64_t caps[SIM_N_TIERS], int sparse, unsigned long seed)
+{
+    sim_kvpool_t *p = sim_kvpool_new(REF_NODES, caps, &sim_evict_lru, 0);
+    ref_pool_t *m = malloc(sizeof *m);
+    ref_init(m, caps);
+    gsl_rng *r = sim_rng_new(seed, 501);
+    enum { SESSIONS = 6, LEN = 10 };
+    uint64_t ids[SESSIONS * LEN], req[LEN], pinned[REF_NODES][LEN];
+    uint32_t n_pin[REF_NODES] = {0};
+    int busy[REF_NODES] = {0};
+    for (int i = 0; i < SESSIONS * LEN; i++)
+        ids[i] = ref_id((uint64_t)(i / LEN) * 100 + (uint64_t)(i % LEN), sparse);
+    for (int step = 0; step < 3000; step++) {
+        int node = (int)gsl_rng_uniform_int(r, REF_NODES);
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, LEN);
+        uint64_t base = gsl_rng_uniform_int(r, SESSIONS) * 100;
+        for (uint32_t k = 0; k < n; k++)
+            req[k] = ref_id(base + k, sparse);
+        unsigned op = (unsigned)gsl_rng_uniform_int(r, 20);
+        if (op < 2 && !busy[node]) { /* a prefill starts: its reused prefix is pinned */
+            n_pin[node] = sim_kvpool_prefix(p, node, req, n, NULL);
+            sim_kvpool_pin(p, node, req, n_pin[node]);
+            ref_pin(m, node, req, n_pin[node], 1);
+            memcpy(pinned[node], req, n * sizeof *req);
+            busy[node] = 1;
+        } else if (op < 4 && busy[node]) { /* it ends */
+            sim_kvpool_unpin(p, node, pinned[node], n_pin[node]);
+            ref_pin(m, node, pinned[node], n_pin[node], -1);
+            busy[node] = 0;
+        } else if (op < 7) {
+            int cold = op < 5;
+            ck_assert_uint_eq(sim_kvpool_replicate(p, node, req, n, cold),
+                              ref_access(m, node, req, n, cold, 1));
+        } else if (op == 7) { /* a present tier of an idle node shrinks or grows */
+            int tier = (int)gsl_rng_uniform_int(r, SIM_N_TIERS);
+            int64_t cap = 1 + (int64_t)gsl_rng_uniform_int(r, (unsigned long)caps[tier] + 2);
+            if (caps[tier] > 0 && !busy[node]) {
+                sim_kvpool_set_capacity(p, node, tier, cap);
+                ref_set_capacity(m, node, tier, cap);
+            }
+        } else {
+            ck_assert_uint_eq(sim_kvpool_access(p, node, req, n),
+                              ref_access(m, node, req, n, 0, 0));
+        }
+        ref_compare(m, p, ids, SESSIONS * LEN, step);
+    }
+    sim_kvpool_counts_t k = sim_kvpool_counts(p);
+    ck_assert_int_gt(k.evictions, 100);
+    if (caps[SIM_TIER_DRAM] > 0 && caps[SIM_TIER_SSD] > 0)
+        ck_assert_int_gt(k.demotions, 50);
+    gsl_rng_free(r);
+    free(m);
+    sim_kvpool_free(p);
+}
+
+START_TEST(test_lru_vs_reference)
+{
+    const int64_t both[SIM_N_TIERS] = {6, 10}, ssd_only[SIM_N_TIERS] = {0, 9},
+                  dram_only[SIM_N_TIERS] = {8, 0};
+    for (unsigned long seed = 1; seed <= 3; seed++) {
+        ref_random_run(both, 0, seed);
+        ref_random_run(both, 1, seed);
+        ref_random_run(ssd_only, 0, seed);
+        ref_random_run(dram_only, 1, seed);
+    }
+}
+END_TEST
+
+/* The per-node prefix by a walk of its own: tier_of block by block. */
+static uint32_t plain_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                             uint32_t by_tier[SIM_N_TIERS])
+{
+    memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        int t = sim_kvpool_tier_of(p, node, blocks[k]);
+        if (t < 0)
+            break;
+        by_tier[t]++;
+    }
+    return k;
+}
+
+/* Random pools of many nodes (replicas, demotions, evictions): the one
+ * walk of sim_kvpool_prefix_all equals every node's own prefix, and
+ * sim_kvpool_prefix answers right after it (from what the walk kept) for
+ * the same list, for a list that differs only beyond a node's run, for
+ * the same array changed in place, and after the pool changed. */
+START_TEST(test_prefix_all_vs_per_node)
+{
+    enum { NODES = 24, LEN = 16 };
+    const int64_t caps[SIM_N_TIERS] = {20, 30};
+    const char *pols[] = {"lru", "lfu"};
+    for (int pi = 0; pi < 2; pi++) {
+        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi]), 0);
+        gsl_rng *r = sim_rng_new(7 + (unsigned long)pi, 502);
+        uint64_t req[LEN], other[LEN];
+        uint32_t all[NODES], by[SIM_N_TIERS], want_by[SIM_N_TIERS];
+        for (int step = 0; step < 1500; step++) {
+            uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, LEN);
+            uint64_t base = gsl_rng_uniform_int(r, 10) * 100;
+            for (uint32_t k = 0; k < n; k++)
+                req[k] = base + k;
+            int node = (int)gsl_rng_uniform_int(r, NODES);
+            if (gsl_rng_uniform_int(r, 3) == 0)
+                sim_kvpool_replicate(p, node, req, n, (int)gsl_rng_uniform_int(r, 2));
+            else
+                sim_kvpool_access(p, node, req, n);
+            /* A query sharing some leading blocks with the last request. */
+            uint32_t keep = (uint32_t)gsl_rng_uniform_int(r, n + 1);
+            for (uint32_t k = 0; k < n; k++)
+                req[k] = k < keep ? req[k] : 5000 + gsl_rng_uniform_int(r, 3);
+            sim_kvpool_prefix_all(p, req, n, all);
+            memcpy(other, req, sizeof req);
+            uint32_t cut = (uint32_t)gsl_rng_uniform_int(r, n); /* other differs from here */
+            other[cut] = 7777;
+            for (int nd = 0; nd < NODES; nd++) {
+                uint32_t want = plain_prefix(p, nd, req, n, want_by);
+                ck_assert_uint_eq(all[nd], want);
+                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, by), want);
+                ck_assert_mem_eq(by, want_by, sizeof by);
+                want = plain_prefix(p, nd, other, n, want_by);
+                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, other, n, by), want);
+                ck_assert_mem_eq(by, want_by, sizeof by);
+            }
+            req[cut] = 7777; /* the same array, changed in place */
+            for (int nd = 0; nd < NODES; nd++)
+                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, NULL),
+                                  plain_prefix(p, nd, req, n, want_by));
+            sim_kvpool_prefix_all(p, req, n, all);
+            sim_kvpool_access(p, node, req, n); /* the pool changes */
+            for (int nd = 0; nd < NODES; nd++)
+                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, NULL),
+                                  plain_prefix(p, nd, req, n, want_by));
+            if (step % 100 == 0)
+                ck_assert_int_eq(sim_kvpool_check(p), 0);
+        }
+        int64_t blocks, replicas, multi;
+        sim_kvpool_replica_totals(p, &blocks, &replicas, &multi);
+        ck_assert_int_gt(multi, 10); /* the walks did meet replicas */
+        ck_assert_int_gt(sim_kvpool_counts(p).demotions, 100);
+        gsl_rng_free(r);
+        sim_kvpool_free(p);
+    }
+}
+END_TEST
+
 /* ---- the trace cache analysis against a plain implementation ---- */
 
 typedef struct plain_blk {
@@ -416,6 +759,8 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_demotion_and_promotion);
     tcase_add_test(tc, test_replicas);
     tcase_add_test(tc, test_random_invariants);
+    tcase_add_test(tc, test_lru_vs_reference);
+    tcase_add_test(tc, test_prefix_all_vs_per_node);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_synthetic_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_unlimited_is_ideal);

@@ -13,7 +13,7 @@ static void *ca_init(const sim_cluster_t *c, const void *params)
 static int ca_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_place_decision_t *out)
 {
     sim_place_scratch_t *s = st;
-    int best = sim_place_kv_estimate(c, r, 0, 0, -1, s->leads, s->est);
+    int best = sim_place_kv_estimate(c, r, 0, 0, -1, s);
     out->prefill = best;
     out->decode = sim_place_decode_least_loaded(c, r);
     out->pred_ttft_ns = s->est[best].ttft_ns;

@@ -57,7 +57,7 @@ static int kvc_place(void *st, const sim_cluster_t *c, const sim_req_t *r, sim_p
      * can count the KV hand-off to it. */
     out->decode = sim_place_decode_least_loaded(c, r);
     int best = sim_place_kv_estimate(c, r, a->cache_global, k->p->kvcache_balancing_threshold,
-                                     k->p->handoff_aware ? out->decode : -1, s->leads, s->est);
+                                     k->p->handoff_aware ? out->decode : -1, s);
     const sim_place_est_t *e = &s->est[best];
     out->prefill = best;
     out->pred_ttft_ns = e->ttft_ns;
