@@ -27,7 +27,10 @@ part() {
         echo "experiments/$1: $why" >>"$SKIPS"
         return 0
     fi
-    sh "$ROOT/experiments/$1"
+    sh "$ROOT/experiments/$1" || {
+        echo "reproduce: experiments/$1 failed; results/reproduce/summary.md left as it was" >&2
+        exit 1
+    }
 }
 {
     echo "# mooncake-sim: end-to-end comparisons"
