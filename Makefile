@@ -7,8 +7,12 @@
 #   make bench      replay the conversation trace and report wall time
 #                   (STRICT=1: fail when a measurement is over its budget)
 #   make traces     download the public Mooncake traces into traces/data/
-#   make figures    the experiments: tables, CSVs and PNGs under results/
+#   make figures    the experiments: tables, CSVs and PNGs under results/ and
+#                   results/REPORT.md (scripts whose traces are missing in
+#                   MOONCAKE_TRACES are skipped by name)
 #   make reproduce  the end-to-end comparisons with vLLM, one summary table
+#                   (and results/REPORT.md); skips likewise
+#   make docs       docs/config.md from bin/mooncake-sim run --help-config
 #   make golden-update  refresh tests/golden/ from the current build
 #   make calib      build the GPU (nvcc) and RDMA calibration benchmarks
 #   make fuzz       libFuzzer harnesses (clang), each run FUZZ_S seconds (10)
@@ -60,7 +64,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: FORCE figures reproduce calib calib-gpu calib-net all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
+.PHONY: FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
 
 all: $(BIN)
 
@@ -224,7 +228,9 @@ $(FLOOR): $(BUILD)/bench/trace_floor.o $(BUILD)/libmooncake.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The figure scripts, longest first (they run several at once; the output
-# is printed in this order). FIGURE_JOBS=1 runs them one at a time.
+# is printed in this order). FIGURE_JOBS=1 runs them one at a time. A
+# script whose traces are not in MOONCAKE_TRACES is skipped and named;
+# results/REPORT.md is rewritten when every script that ran succeeded.
 FIGURES := experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets.sh \
 	experiments/arxiv/fig12_longctx.sh experiments/fast25/capacity.sh experiments/fast25/capacity_speed.sh \
 	experiments/fast25/baseline_sensitivity.sh experiments/arxiv/table3_overload.sh \
@@ -237,6 +243,13 @@ FIGURES := experiments/fast25/fig15_pd_ratio.sh experiments/arxiv/fig11_datasets
 figures: deps
 	@$(MAKE) --no-print-directory all
 	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/figures.sh $(FIGURES)
+	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/report.sh $(FIGURES)
+
+# The configuration reference, generated from the binary's --help-config;
+# the CLI tests fail when docs/config.md is stale.
+docs: $(BIN)
+	sh tools/config_md.sh ./$(BIN) >docs/config.md.tmp && mv docs/config.md.tmp docs/config.md || \
+	  { rm -f docs/config.md.tmp; exit 1; }
 
 # Calibration microbenchmarks: not needed to run the simulator; make test
 # compiles them where their toolchains exist. calib/gpu needs nvcc (CUDA
@@ -264,6 +277,7 @@ calib-net:
 reproduce: deps
 	@$(MAKE) --no-print-directory all
 	MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/reproduce.sh
+	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/report.sh $(FIGURES)
 
 golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)

@@ -6,6 +6,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ -f "$ROOT/Makefile" ] || ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/bin/mooncake-sim"
 [ -x "$BIN" ] || { echo "$0: build first (make)" >&2; exit 2; }
+# A script builds its tables in its work folder W (rows.csv, best.csv, md)
+# or beside them (results/.../NAME.csv.tmp) and moves them into place when
+# complete; on a failure or an interrupt those partial files go.
+trap '_rc=$?; [ "$_rc" = 0 ] || rm -f "${W:-.}/rows.csv" "${W:-.}/best.csv" "${W:-.}/md" \
+    "${OUT:-.}/$(basename "$0" .sh).csv.tmp"; exit "$_rc"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
     : "${MOONCAKE_TRACES:?set MOONCAKE_TRACES to the folder holding the Mooncake traces}"
     for f in "$MOONCAKE_TRACES/$1.jsonl.zst" "$MOONCAKE_TRACES/$1.jsonl"; do
@@ -44,10 +51,4 @@ sweep() { fresh_dir "$2" && "$BIN" sweep "$1" --quiet --out "$2"; }
 capacity() {
     col "$1" status ttft_s tbt_top10_s | awk -F, -v tbt="$2" '{ n++; if ($1 == "completed" && $2 <= 30 && $3 <= tbt) ok++ }
         END { printf "%.4f", ok / n }'
-}
-# ttft_stats REQUESTS.CSV: "mean,p90,completed" of TTFT over completed requests
-ttft_stats() {
-    col "$1" status ttft_s | awk -F, '$1 == "completed" { print $2 }' | sort -g |
-        awk '{ t[NR] = $1; s += $1 } END { k = int(0.9 * NR + 0.999999); if (k < 1) k = 1;
-               printf "%.4f,%.4f,%d", (NR ? s / NR : 0), t[k], NR }'
 }

@@ -430,5 +430,57 @@ grep -q '\[first_token\]' "$T/out" && grep -q '\[ttft\]' "$T/out" && ok || bad "
 expect 2 "$T/nope/config.json" "$BIN" check "$T/ck/vllm" "$T/nope"
 grep -q "$T/ck/vllm: ok" "$T/out" && ok || bad "check did not go on after an unreadable directory"
 
+# The documentation and the figure scripts: docs/config.md is what
+# tools/config_md.sh makes of this binary's --help-config (make docs), the
+# front page stays short and links every page of docs/, and make figures
+# skips, by name and with the reason, exactly the scripts whose traces are
+# missing from MOONCAKE_TRACES (experiments/figures.sh --plan: the same
+# decision, without running anything).
+R=$(cd "$(dirname "$0")/.." && pwd)
+if sh "$R/tools/config_md.sh" "$BIN" >"$T/config.md" && cmp -s "$T/config.md" "$R/docs/config.md"; then ok
+else bad "docs/config.md is stale or its generator failed: run make docs"; fi
+n=$(wc -l <"$R/README.md")
+[ "$n" -lt 150 ] && ok || bad "README.md has $n lines, more than 149"
+grep -qF 'make run' "$R/README.md" && grep -qF 'make test' "$R/README.md" && ok ||
+    bad "README.md lacks 'make run' or 'make test'"
+for f in "$R"/docs/*.md; do
+    grep -qF "(docs/${f##*/})" "$R/README.md" && ok || bad "README.md does not link docs/${f##*/}"
+done
+for f in $(grep -o '(docs/[^)#]*' "$R/README.md" | sed 's/^(//' | sort -u); do
+    [ -f "$R/$f" ] && ok || bad "README.md links $f, which does not exist"
+done
+for s in "$R"/experiments/*/*.sh; do
+    case "$s" in */e2e.sh) continue ;; esac
+    line=$(sed -n 's/^# Traces: *//p' "$s" | head -1)
+    if [ -z "$line" ]; then bad "${s#"$R"/} has no '# Traces:' header line"
+    elif [ "$line" = none ] && grep -q 'trace_file' "$s"; then bad "${s#"$R"/} reads a trace but says '# Traces: none'"
+    elif [ "$line" != none ] && ! grep -q 'trace_file' "$s"; then bad "${s#"$R"/} names traces it never looks up"
+    else ok; fi
+done
+# docs/extending.md's worked example quotes sim/policy/place_power_of_d.c
+# (the lines it shows, less its own comments and elisions, are the file's)
+awk '/^```c$/ { c = 1; next } /^```$/ { c = 0 } c' "$R/docs/extending.md" | grep -v '\.\.\.' |
+    sed 's|/\*.*\*/||; s/^ *//; s/ *$//' | grep -v '^{*$' >"$T/example"
+[ -s "$T/example" ] && ok || bad "docs/extending.md shows no C example"
+while IFS= read -r line; do
+    grep -qF -- "$line" "$R/sim/policy/place_power_of_d.c" "$R/sim/policy/place_list.h" && ok ||
+        bad "docs/extending.md quotes a line sim/policy/place_power_of_d.c lacks: $line"
+done <"$T/example"
+E="$R/experiments"
+plan() { MOONCAKE_TRACES=$1 sh "$E/figures.sh" --plan "$E/fast25/fig14_breakdown.sh" "$E/fast25/capacity.sh" \
+    "$E/arxiv/fig13_real.sh" "$E/arxiv/fig11_datasets.sh" >"$T/plan" 2>&1; }
+plan "$T/no-traces" && ok || bad "figures.sh --plan failed: $(cat "$T/plan")"
+grep -qx "run: $E/fast25/fig14_breakdown.sh" "$T/plan" && grep -qx "run: $E/arxiv/fig11_datasets.sh" "$T/plan" &&
+    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (conversation trace, synthetic trace)" "$T/plan" &&
+    grep -qx "skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES (conversation trace)" "$T/plan" && ok ||
+    bad "figures.sh --plan without traces: $(cat "$T/plan")"
+mkdir -p "$T/some-traces" && : >"$T/some-traces/conversation_trace.jsonl"
+plan "$T/some-traces"
+grep -qx "run: $E/arxiv/fig13_real.sh" "$T/plan" &&
+    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (synthetic trace)" "$T/plan" && ok ||
+    bad "figures.sh --plan with the conversation trace only: $(cat "$T/plan")"
+plan "" && grep -q "^skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES" "$T/plan" && ok ||
+    bad "figures.sh --plan with MOONCAKE_TRACES empty: $(cat "$T/plan")"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

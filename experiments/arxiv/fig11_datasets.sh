@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: none
 # arXiv Fig. 11: end-to-end on the ArXiv Summarization and L-Eval workloads
 # (generators from their published statistics). Writes results/arxiv/fig11.*.
 FIG=fig11

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: none
 # arXiv Fig. 12: end-to-end on simulated long-context prompts of 16k, 32k,
 # 64k and 128k tokens (512 output tokens, half of each prompt shared).
 # Writes results/arxiv/fig12.*. Each start (the lowest tested rate, where

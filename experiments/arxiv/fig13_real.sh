@@ -1,8 +1,11 @@
 #!/bin/sh
+# Traces: conversation_trace
 # arXiv real workload: Mooncake-[10P+10D] against vLLM-[20M] on the
 # conversation trace, TTFT <= 30 s and TBT <= 0.1 s: requests served within
 # the SLOs, TTFT and TBT distributions (TBT: tbt_top10_s, the per-request
-# TBT the SLO judges), from each run's requests.csv by column name.
+# TBT the SLO judges): the table from each run's summary.json (requests,
+# slo.met, ttft_s, tbt_top10_s), the CDFs from its requests.csv by column
+# name.
 # Writes results/arxiv/fig13_real_cdf.csv and fig13_real.{md,png}.
 . "$(dirname "$0")/../lib.sh"
 OUT="$ROOT/results/arxiv"
@@ -28,13 +31,14 @@ done
     echo "| system | requests | within SLO | completed | rejected | TTFT mean / p90 / p99 s | TBT (top 10%) p50 / p90 / p99 s |"
     echo "|---|---:|---:|---:|---:|---|---|"
     for s in mooncake vllm; do
-        col "$W/$s/requests.csv" status ttft_s tbt_top10_s |
-            awk -F, -v s="$s" '{ n++; if ($1 == "completed") { c++; if ($2 <= 30 && $3 <= 0.1) ok++ } else rej++ }
-                END { printf "| %s | %d | %d | %d | %d |", s, n, ok, c, rej }'
-        sorted "$W/$s/requests.csv" ttft_s |
-            awk '{ x[NR] = $1; t += $1 } END { printf " %.2f / %.2f / %.2f |", t / NR, x[int(0.9 * NR + 0.99)], x[int(0.99 * NR + 0.99)] }'
-        sorted "$W/$s/requests.csv" tbt_top10_s |
-            awk '{ x[NR] = $1 } END { printf " %.3f / %.3f / %.3f |\n", x[int(0.5 * NR + 0.99)], x[int(0.9 * NR + 0.99)], x[int(0.99 * NR + 0.99)] }'
+        d="$W/$s"
+        tot=$(getnum "$d" requests total)
+        done_=$(getnum "$d" requests completed)
+        awk -v s="$s" -v n="$tot" -v ok="$(getnum "$d" slo met)" -v c="$done_" \
+            -v tm="$(getnum "$d" ttft_s mean)" -v t90="$(getnum "$d" ttft_s p90)" -v t99="$(getnum "$d" ttft_s p99)" \
+            -v b50="$(getnum "$d" tbt_top10_s p50)" -v b90="$(getnum "$d" tbt_top10_s p90)" -v b99="$(getnum "$d" tbt_top10_s p99)" \
+            'BEGIN { printf "| %s | %d | %d | %d | %d | %.2f / %.2f / %.2f | %.3f / %.3f / %.3f |\n",
+                s, n, ok, c, n - c, tm, t90, t99, b50, b90, b99 }'
     done
 } >"$OUT/fig13_real.md"
 gnuplot -e "datafile='$OUT/fig13_real_cdf.csv'; outfile='$OUT/fig13_real.png'; pdffile='$OUT/fig13_real.pdf'" "$ROOT/plots/fig13_real.gp"

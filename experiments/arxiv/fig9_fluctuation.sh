@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace
 # arXiv Fig. 9: mean prefill load and mean decode load over time on a
 # 20-node cluster under early and under predictive rejection, and the
 # correlation of the two series (negative: anti-phase swings).

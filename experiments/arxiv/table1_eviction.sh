@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace
 # The arXiv paper's Table 1: token hit rate of one global KVCache pool on
 # the conversation trace under LRU, LFU and length-aware eviction, at 1k,
 # 10k, 30k, 50k and 100k blocks of 512 tokens and unlimited.

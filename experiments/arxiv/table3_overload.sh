@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace
 # arXiv Table 3: rejections and goodput per admission policy on the
 # conversation trace at 2.5x speed on 10P + 3D, where both pools reach
 # their SLO at peaks (the paper's 2x replay of a trace with about twice as

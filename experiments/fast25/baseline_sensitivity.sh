@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace synthetic_trace
 # The vLLM-like baselines on 16 colocated nodes, both traces: (1) what their
 # decoding goes through (prefill stalls per request, the mean length of a
 # stall, the share of requests that see one, the mean decode batch), and

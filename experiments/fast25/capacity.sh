@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace synthetic_trace
 # FAST'25 effective request capacity: Mooncake against vllm, vllm_pc and
 # vllm_cp, 16 nodes each, on the conversation and synthetic traces: the
 # share of all requests with TTFT <= 30 s and TBT (mean of a request's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace
 # Sustained capacity on the conversation trace, 16 nodes each: the highest
 # replay speed (trace.speed) at which Mooncake, vllm, vllm_pc and vllm_cp
 # keep an effective request capacity of at least 0.9 (90% of all requests

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: none
 # CPP against a single node: TTFT of one 32k to 128k-token prompt on a
 # prefill group of 1, 2, 4 and 8 nodes (chunks of 8k tokens), and the
 # 128k prompt's TTFT by chunk size on 4 nodes (the chunk sensitivity).
@@ -31,6 +32,7 @@ awk -F, 'NR > 1 && $3 == 8192 { t[$1, $2] = $4; if (!($1 in s)) { s[$1] = 1; ns[
           for (i = 1; i <= n; i++) { p = ns[i];
               printf "| %dk | %.2f | %.2f | %.2f | %.2f | %.2fx |\n", p / 1024, t[p, 1], t[p, 2],
                   t[p, 4], t[p, 8], t[p, 1] / t[p, 8] } }' "$OUT/cpp_long_prompts.csv" >"$OUT/cpp_long_prompts.md"
+echo >>"$OUT/cpp_long_prompts.md"
 awk -F, 'NR > 1 && $1 == 131072 && $2 == 4 { printf "128k on 4 nodes, chunk %d: TTFT %.2f s\n", $3, $4 }' \
     "$OUT/cpp_long_prompts.csv" | sort -t' ' -k6 -n >>"$OUT/cpp_long_prompts.md"
 gnuplot -e "datafile='$OUT/cpp_long_prompts.csv'; outfile='$OUT/cpp_long_prompts.png'; pdffile='$OUT/cpp_long_prompts.pdf'" "$ROOT/plots/cpp_long_prompts.gp"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace synthetic_trace
 # FAST'25 Fig. 10 style: local (each prefill node reuses its own DRAM) vs
 # global (cluster-wide pool with fetches) KVCache, 10 prefill nodes of 3M
 # tokens each, outputs cut to 1 token: token hit rate and mean prefill time

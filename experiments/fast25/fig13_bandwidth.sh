@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: synthetic_trace
 # FAST'25 Fig. 13 style: average TTFT against per-node NIC bandwidth (24 to
 # 400 Gbps) on the synthetic trace with the global KVCache pool, against
 # recomputing every prompt on the same cluster; with the theoretical P->D

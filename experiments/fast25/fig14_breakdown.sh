@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: none
 # FAST'25 Fig. 14: latency breakdown of one request (prefill, KV transfer,
 # cache load on the decode node, decoding 128 tokens) for prompts of 8k to
 # 128k tokens with 0% and 95% of the prefix cached, next to the paper's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: synthetic_trace
 # FAST'25 Fig. 15: the P/D split of 16 nodes on the synthetic trace (TTFT
 # <= 10 s, TBT <= 0.1 s): effective request share, mean TTFT and mean TBT
 # per split, at two replay speeds: fig15_pd_ratio.sweep.json (every split)
@@ -22,7 +23,7 @@
 # on this trace a prefill node serves about 1.35 requests/s (0.74 s of a
 # node each) and a decode node 8-12 (its TBT SLO starts to bind between
 # 7.8 and 11.7 requests/s on one node), so the decode pool binds only
-# with 1-2 nodes (README, Fig. 15 results).
+# with 1-2 nodes (docs/experiments.md, Fig. 15 results).
 #
 # Columns besides the paper's three: the mean per-request TBT (the paper's
 # TBT: mean of a request's longest 10% of intervals) next to the mean over

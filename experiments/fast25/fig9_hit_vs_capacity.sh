@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace synthetic_trace
 # FAST'25 Fig. 9 style: token hit rate of one global KVCache pool against
 # its capacity (1e4 to 1e9 tokens), conversation and synthetic traces, for
 # each eviction policy. Writes results/fast25/fig9_hit_vs_capacity.{csv,png}.

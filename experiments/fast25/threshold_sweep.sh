@@ -1,4 +1,5 @@
 #!/bin/sh
+# Traces: conversation_trace
 # TTFT against kvcache_balancing_threshold (the paper gives no value): the
 # Conductor on the conversation trace, 8P + 8D, global pool, on the paper's
 # RDMA network and on TCP at 100 Gbps with 1.5x the load. The runs are the
@@ -14,11 +15,11 @@ trace_file conversation_trace >/dev/null
 echo "network,threshold,ttft_mean_s,ttft_p90_s,hit_rate,fetches" >"$W/rows.csv"
 for net in rdma tcp; do
     sweep "$ROOT/experiments/fast25/threshold_sweep_$net.sweep.json" "$W/$net"
-    col "$W/$net/sweep.csv" scheduler.params.kvcache_balancing_threshold dir cache.hit_rate_tokens >"$W/$net/points.csv"
-    while IFS=, read -r th d hit; do
-        st=$(ttft_stats "$W/$net/$d/requests.csv")
+    col "$W/$net/sweep.csv" scheduler.params.kvcache_balancing_threshold dir cache.hit_rate_tokens \
+        ttft_s.mean ttft_s.p90 >"$W/$net/points.csv"
+    while IFS=, read -r th d hit tmean tp90; do
         fl=$(col "$W/$net/$d/requests.csv" fetched_tokens | awk '$1 > 0 { n++ } END { print n + 0 }')
-        echo "$net,$th,${st%,*},$hit,$fl"
+        echo "$net,$th,$tmean,$tp90,$hit,$fl"
     done <"$W/$net/points.csv" >>"$W/rows.csv"
 done
 mv "$W/rows.csv" "$OUT/threshold_sweep.csv"
