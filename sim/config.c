@@ -880,10 +880,10 @@ json_t *sim_config_to_json(const sim_config_t *cfg)
     return root;
 }
 
-/* "  PREFIX=NAME reads: a, b" for one plug-in sharing a section. */
+/* "  - PREFIX=NAME: a, b" for one plug-in sharing a section. */
 static void print_reads(FILE *f, const char *prefix, const char *name, const char *const *reads)
 {
-    fprintf(f, "  %s=%s reads:", prefix, name);
+    fprintf(f, "  - %s=%s:", prefix, name);
     for (const char *const *r = reads; r && *r; r++)
         fprintf(f, "%s %s", r == reads ? "" : ",", *r);
     fprintf(f, "\n");
@@ -894,8 +894,8 @@ static void print_reads(FILE *f, const char *prefix, const char *name, const cha
 static void print_shared(FILE *f)
 {
     char names[512], *save = NULL;
-    fprintf(f, "\ntrace.generator and cost: each generator and cost model reads only the keys "
-               "below;\na key it does not read must keep its default:\n");
+    fprintf(f, "\nKeys each generator and cost model reads (the others of trace.generator "
+               "and cost must keep their defaults):\n");
     trace_source_names(names, sizeof names, 1);
     for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save))
         print_reads(f, "trace.generator.kind", n, trace_source_find(n)->reads);
