@@ -41,6 +41,7 @@ typedef struct sim_cluster_pd {
  * Capacities per node in blocks (-1 unlimited, 0 none). */
 typedef struct sim_cluster_pool {
     const sim_evict_ops_t *policy;
+    const void *policy_params;    /* its cache.params struct (NULL: none) */
     int64_t dram_blocks;
     int64_t ssd_blocks;
     double dram_load_bytes_per_s; /* DRAM -> GPU (host-to-device) */

@@ -232,6 +232,12 @@ static const sim_params_t *admit_table(const char *name)
     return o ? sim_plugin_params(o->params) : NULL;
 }
 
+static const sim_params_t *evict_table(const char *name)
+{
+    const sim_evict_ops_t *o = sim_evict_find(name);
+    return o ? sim_plugin_params(o->params) : NULL;
+}
+
 static const sim_params_t *system_table(const char *name)
 {
     const sim_system_ops_t *o = sim_system_find(name);
@@ -245,6 +251,8 @@ static const group_t groups[] = {
      offsetof(sim_config_t, scheduler.params), place_table, sim_place_names},
     {"admission.params", "admission.policy", "admission policy",
      offsetof(sim_config_t, admission.params), admit_table, sim_admit_names},
+    {"cache.params", "cache.policy", "eviction policy", offsetof(sim_config_t, cache.params),
+     evict_table, sim_evict_names},
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 

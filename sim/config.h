@@ -81,6 +81,7 @@ typedef struct sim_config {
         int64_t enabled;
         char scope[SIM_CFG_STR];
         char policy[SIM_CFG_STR];
+        sim_cfg_params_t params; /* the eviction policy's own */
         int64_t dram_tokens;
         int64_t ssd_tokens;
         int64_t hot_fetches;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/params.h"
+
 /* What the pool knows of a block in a tier. */
 typedef struct sim_evict_stats {
     uint64_t freq; /* accesses since it entered the node (insert counts 1) */
@@ -20,8 +22,12 @@ typedef struct sim_evict_stats {
 typedef struct sim_evict_ops {
     const char *name;
     const char *help;
-    /* Priority key: smallest is evicted first. Pure. */
-    void (*key)(const sim_evict_stats_t *s, uint64_t key[SIM_EVICT_KEYS]);
+    /* The policy's own parameters (cache.params): a table over a struct
+     * of params->size bytes; NULL: none. */
+    const sim_params_t *params;
+    /* Priority key: smallest is evicted first. params: the filled struct
+     * (NULL without a table). Pure. */
+    void (*key)(const sim_evict_stats_t *s, const void *params, uint64_t key[SIM_EVICT_KEYS]);
     /* 1 when the key is the access tick alone: the pool then keeps blocks
      * in an access-ordered list (O(1)) instead of a heap; same order. */
     int recency_order;

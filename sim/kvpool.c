@@ -70,6 +70,7 @@ typedef struct kv_memo {
 
 struct sim_kvpool {
     const sim_evict_ops_t *policy;
+    const void *policy_params; /* the policy's filled parameter struct, or NULL */
     int n_nodes;
     int dense;       /* the index is dense_head (small ids), else the hash map */
     int dense_fixed; /* SIM_KVPOOL_DENSE_IDS: never leave the array */
@@ -225,7 +226,7 @@ static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     if (t->n_heap >= 2 * (size_t)t->n_ordered + 64)
         heap_compact(p, t);
     kv_hnode_t n = {.id = x->id, .ei = ei, .gen = x->gen};
-    p->policy->key(&x->st, n.key);
+    p->policy->key(&x->st, p->policy_params, n.key);
     kv_heap_push(&t->heap, &t->n_heap, &t->cap_heap, n, "kvpool heap");
 }
 
@@ -845,6 +846,11 @@ int sim_kvpool_check(const sim_kvpool_t *p)
     if (check_index(p, &indexed) != 0)
         return -1;
     return indexed == live ? 0 : -1;
+}
+
+void sim_kvpool_set_policy_params(sim_kvpool_t *p, const void *params)
+{
+    p->policy_params = params;
 }
 
 json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy)

@@ -41,6 +41,9 @@ typedef struct sim_kvpool_counts {
  * sim_kvpool_free (accepts NULL). */
 sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
                              const sim_evict_ops_t *policy, unsigned flags);
+/* The policy's parameters (the struct its table describes; it must
+ * outlive the pool): set before the first access. NULL: none. */
+void sim_kvpool_set_policy_params(sim_kvpool_t *p, const void *params);
 void sim_kvpool_free(sim_kvpool_t *p);
 
 /* Length of the longest leading run of blocks[0..n) held on node; when

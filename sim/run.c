@@ -179,7 +179,7 @@ typedef struct run_state {
     double nic_bytes_per_s;
     double cpu0; /* the thread's CPU seconds when the run began */
     sim_net_profile_t prof;
-    void *system_params, *place_params, *admit_params;
+    void *system_params, *place_params, *admit_params, *evict_params;
     model_cost_t *cost;
     trace_t *trace;
     sim_metrics_t *m;
@@ -208,7 +208,8 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
     };
     if (sim_config_plugin_params(cfg, "system.params", src, &s->system_params, err) != 0 ||
         sim_config_plugin_params(cfg, "scheduler.params", src, &s->place_params, err) != 0 ||
-        sim_config_plugin_params(cfg, "admission.params", src, &s->admit_params, err) != 0)
+        sim_config_plugin_params(cfg, "admission.params", src, &s->admit_params, err) != 0 ||
+        sim_config_plugin_params(cfg, "cache.params", src, &s->evict_params, err) != 0)
         return -1;
     if (net_profile(cfg, o, s->nic_bytes_per_s, src, &s->prof, ppath, sizeof ppath, err) != 0)
         return -1;
@@ -273,6 +274,7 @@ static int cluster_args(const sim_config_t *cfg, const run_state_t *s, const cha
         },
         .pool = {
             .policy = cfg->cache.enabled ? sim_evict_find(cfg->cache.policy) : NULL,
+            .policy_params = s->evict_params,
             .dram_blocks = tier_blocks(cfg->cache.dram_tokens, hw->dram_pool_bytes, s->llm),
             .ssd_blocks = tier_blocks(cfg->cache.ssd_tokens, hw->ssd_bytes, s->llm),
             .dram_load_bytes_per_s =
@@ -375,6 +377,7 @@ static void run_close(run_state_t *s)
     sim_free(s->system_params);
     sim_free(s->place_params);
     sim_free(s->admit_params);
+    sim_free(s->evict_params);
     sim_metrics_free(s->m);
     trace_close(s->trace);
     model_cost_free(s->cost);

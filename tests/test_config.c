@@ -102,6 +102,9 @@ START_TEST(test_located_errors)
                "{\"cost\": {\"model\": \"roofline\", \"calibration\": \"x\"}, \"trace\": {\"path\": \"a\"}}",
                "calib.json: $.cost.calibration: cost model 'roofline' does not read it "
                "(it reads: mfu, mbu, overhead_s)");
+    EXPECT_ERR("cparams.json",
+               "{\"cache\": {\"policy\": \"lfu\", \"params\": {\"k\": 2}}, \"trace\": {\"path\": \"a\"}}",
+               "cparams.json: $.cache.params.k: not a parameter of eviction policy 'lfu' (its parameters: none)");
     EXPECT_ERR("fmt.json", "{\"trace\": {\"path\": \"a\", \"format\": \"parquet\"}}",
                "fmt.json: $.trace.format: unknown trace format 'parquet'");
     EXPECT_ERR("bw.json", "{\"cache\": {\"ssd_read_gbs\": 0}, \"trace\": {\"path\": \"a\"}}",

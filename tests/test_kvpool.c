@@ -190,8 +190,9 @@ START_TEST(test_replicas)
 END_TEST
 
 /* LRU kept in a heap (no list): must evict exactly as the list does. */
-static void lru_heap_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+static void lru_heap_key(const sim_evict_stats_t *s, const void *params, uint64_t k[SIM_EVICT_KEYS])
 {
+    (void)params;
     k[0] = s->tick;
     k[1] = k[2] = 0;
 }

@@ -6,8 +6,9 @@
  * least recently used. */
 #include "sim/evict.h"
 
-static void la_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+static void la_key(const sim_evict_stats_t *s, const void *params, uint64_t k[SIM_EVICT_KEYS])
 {
+    (void)params;
     k[0] = s->freq;
     k[1] = UINT32_MAX - (uint64_t)s->pos; /* deeper = smaller = evicted sooner */
     k[2] = s->tick;

@@ -2,8 +2,9 @@
  * entered the node); among equals, least recently used. */
 #include "sim/evict.h"
 
-static void lfu_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+static void lfu_key(const sim_evict_stats_t *s, const void *params, uint64_t k[SIM_EVICT_KEYS])
 {
+    (void)params;
     k[0] = s->freq;
     k[1] = s->tick;
     k[2] = 0;

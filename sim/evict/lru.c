@@ -1,8 +1,9 @@
 /* sim/evict/lru.c: least recently used first. */
 #include "sim/evict.h"
 
-static void lru_key(const sim_evict_stats_t *s, uint64_t k[SIM_EVICT_KEYS])
+static void lru_key(const sim_evict_stats_t *s, const void *params, uint64_t k[SIM_EVICT_KEYS])
 {
+    (void)params;
     k[0] = s->tick;
     k[1] = 0;
     k[2] = 0;
