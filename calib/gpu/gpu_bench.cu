@@ -83,6 +83,140 @@ __global__ void l2_flush_kernel(const int4 *p, size_t n, int *sink) {
     if (acc == 0x7fffffff) *sink = acc;  // never true; keeps the loads
 }
 
+// Steps of prefill_attn_kernel (below), force-inlined so that the fragments
+// passed by reference stay in registers.
+typedef wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> AFrag;  // Q rows, P parts
+typedef wmma::fragment<wmma::accumulator, 16, 16, 16, float> CFrag;              // S, O, row map
+
+// Prefill: loads the block's Q tile (rows from q0 of head h; rows past n zero)
+// into Qs, then the warp's 16 rows (from wr0) into qf. Ends with Qs free.
+__device__ __forceinline__ void prefill_load_q(const bf16 *Q, bf16 *Qs, AFrag (&qf)[HD / 16],
+                                               int n, int H, int h, int q0, int wr0) {
+    const int tid = threadIdx.x;
+    const int4 z4 = make_int4(0, 0, 0, 0);
+    for (int i = tid; i < PBQ * HD / 8; i += PTH) {  // 8 bf16 (16 bytes) per step
+        const int rr = i / (HD / 8), c = i % (HD / 8) * 8;
+        *reinterpret_cast<int4 *>(Qs + rr * PLD + c) = q0 + rr < n
+            ? *reinterpret_cast<const int4 *>(Q + ((size_t)(q0 + rr) * H + h) * HD + c) : z4;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int d = 0; d < HD / 16; d++) wmma::load_matrix_sync(qf[d], Qs + wr0 * PLD + d * 16, PLD);
+    __syncthreads();  // Q is in registers; its shared memory now holds S
+}
+
+// Prefill: loads keys and values k0..k0+PBK-1 of kv head g into Ks, Vs, zero
+// from kend on. Waits for the previous tile to be consumed first.
+__device__ __forceinline__ void prefill_load_kv(const bf16 *K, const bf16 *V, bf16 *Ks, bf16 *Vs,
+                                                int k0, int kend, int KVH, int g) {
+    const int tid = threadIdx.x;
+    const int4 z4 = make_int4(0, 0, 0, 0);
+    __syncthreads();  // the previous tile is consumed (and S, P, As are free)
+    for (int i = tid; i < PBK * HD / 8; i += PTH) {
+        const int rr = i / (HD / 8), c = i % (HD / 8) * 8, k = k0 + rr;
+        const size_t off = ((size_t)k * KVH + g) * HD + c;
+        const bool in = k < kend;
+        *reinterpret_cast<int4 *>(Ks + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(K + off) : z4;
+        *reinterpret_cast<int4 *>(Vs + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(V + off) : z4;
+    }
+    __syncthreads();
+}
+
+// Prefill: the warp's scores Sw[16 rows][0, 16 nkt) = Q K^T over its nkt
+// visible key fragments; K^T is K read col_major.
+__device__ __forceinline__ void prefill_scores(const AFrag (&qf)[HD / 16], const bf16 *Ks, float *Sw,
+                                               int nkt) {
+    for (int kt = 0; kt < nkt; kt++) {
+        CFrag s;
+        wmma::fill_fragment(s, 0.0f);
+#pragma unroll
+        for (int d = 0; d < HD / 16; d++) {
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;
+            wmma::load_matrix_sync(kf, Ks + kt * 16 * PLD + d * 16, PLD);
+            wmma::mma_sync(s, qf[d], kf, s);
+        }
+        wmma::store_matrix_sync(Sw + kt * 16, s, SLD, wmma::mem_row_major);
+    }
+}
+
+// Prefill online softmax of one key tile (from k0, ncol columns) for one score
+// row srow at position qpos, shared by 2 lanes (half picks the columns): updates
+// the running max m (log2 units; sl2 scales scores to them) and sum l, writes
+// the row's P hi and lo parts to ph, pl and its rescale factor to *arow.
+// Key 0 is in the first tile and visible to every row, so m is finite from
+// then on even when a later tile is fully masked for a row.
+__device__ __forceinline__ void prefill_softmax(const float *srow, bf16 *ph, bf16 *pl, float *arow,
+                                                int k0, int ncol, int qpos, int half, float sl2,
+                                                float &m, float &l) {
+    float tmax = -INFINITY, lsum = 0.0f;
+    for (int c = half; c < ncol; c += 2)
+        if (k0 + c <= qpos) tmax = fmaxf(tmax, srow[c]);
+    tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, 1)) * sl2;
+    const float mnew = fmaxf(m, tmax), alpha = exp2f(m - mnew);
+    for (int c = half; c < ncol; c += 2) {
+        const float pj = k0 + c <= qpos ? exp2f(srow[c] * sl2 - mnew) : 0.0f;
+        const bf16 hi = __float2bfloat16(pj);
+        ph[c] = hi;
+        pl[c] = __float2bfloat16(pj - __bfloat162float(hi));
+        lsum += pj;
+    }
+    lsum += __shfl_xor_sync(0xffffffffu, lsum, 1);
+    l = l * alpha + lsum;
+    m = mnew;
+    if (!half) *arow = alpha;
+}
+
+// Prefill: multiplies each row of the warp's O fragments by its factor in Aw
+// (indexed by the warp's row 0..15, which rowf gives per element).
+__device__ __forceinline__ void prefill_scale_rows(CFrag (&acc)[HD / 16], const CFrag &rowf,
+                                                   const float *Aw) {
+#pragma unroll
+    for (int i = 0; i < rowf.num_elements; i++) {
+        const float a = Aw[(int)rowf.x[i]];
+#pragma unroll
+        for (int f = 0; f < HD / 16; f++) acc[f].x[i] *= a;
+    }
+}
+
+// Prefill: O += (P_hi + P_lo) V over the warp's nkt visible key fragments;
+// Phw, Plw are the warp's first P rows.
+__device__ __forceinline__ void prefill_pv(CFrag (&acc)[HD / 16], const bf16 *Phw, const bf16 *Plw,
+                                           const bf16 *Vs, int nkt) {
+    for (int kt = 0; kt < nkt; kt++) {
+        AFrag ph, pl;
+        wmma::load_matrix_sync(ph, Phw + kt * 16, PPLD);
+        wmma::load_matrix_sync(pl, Plw + kt * 16, PPLD);
+#pragma unroll
+        for (int f = 0; f < HD / 16; f++) {
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
+            wmma::load_matrix_sync(vf, Vs + kt * 16 * PLD + f * 16, PLD);
+            wmma::mma_sync(acc[f], ph, vf, acc[f]);
+            wmma::mma_sync(acc[f], pl, vf, acc[f]);
+        }
+    }
+}
+
+// Prefill: stages the warp's normalized O 64 output dims at a time through its
+// score rows Sw and writes row r (query q, head h; skipped past n) as bf16,
+// 32 dims per lane.
+__device__ __forceinline__ void prefill_store_o(const CFrag (&acc)[HD / 16], float *Sw, bf16 *O,
+                                                int q, int n, int H, int h, int r, int half) {
+    bf162 *O2 = reinterpret_cast<bf162 *>(O + ((size_t)q * H + h) * HD);
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+#pragma unroll
+        for (int f = 0; f < HD / 32; f++)
+            wmma::store_matrix_sync(Sw + f * 16, acc[hh * HD / 32 + f], SLD, wmma::mem_row_major);
+        __syncwarp();
+        if (q < n)  // lane: 32 dims of row r
+            for (int j = 0; j < 16; j++) {
+                const int c = half * 32 + 2 * j;
+                O2[(hh * HD / 2 + c) / 2] = __floats2bfloat162_rn(Sw[r * SLD + c], Sw[r * SLD + c + 1]);
+            }
+        __syncwarp();
+    }
+}
+
 // Causal prefill attention of n new tokens over p cached ones (one request), on
 // tensor cores (wmma m16n16k16, BF16 in, FP32 accumulate), flash-attention style.
 // Q, O: [n][H][HD]; K, V: [p + n][KVH][HD]; query i sits at position p + i and
@@ -108,24 +242,15 @@ prefill_attn_kernel(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
     const int r = lane >> 1, half = lane & 1;  // softmax: lanes 2r, 2r+1 own the warp's row r
     const int h = blockIdx.y, g = h / (H / KVH), q0 = blockIdx.x * PBQ;
     const float sl2 = scale * 1.4426950408889634f;  // scores in log2 units, for exp2f
-    const int4 z4 = make_int4(0, 0, 0, 0);
-    for (int i = tid; i < PBQ * HD / 8; i += PTH) {  // 8 bf16 (16 bytes) per step
-        const int rr = i / (HD / 8), c = i % (HD / 8) * 8;
-        *reinterpret_cast<int4 *>(Qs + rr * PLD + c) = q0 + rr < n
-            ? *reinterpret_cast<const int4 *>(Q + ((size_t)(q0 + rr) * H + h) * HD + c) : z4;
-    }
-    __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> qf[HD / 16];  // warp's Q rows
-#pragma unroll
-    for (int d = 0; d < HD / 16; d++) wmma::load_matrix_sync(qf[d], Qs + wr0 * PLD + d * 16, PLD);
-    __syncthreads();  // Q is in registers; its shared memory now holds S
+    AFrag qf[HD / 16];  // the warp's Q rows
+    prefill_load_q(Q, Qs, qf, n, H, h, q0, wr0);
     // The element-to-(row, col) map of an accumulator fragment is unspecified but
     // fixed, so loading a matrix whose entries are their row numbers tells each
     // thread the row of each of its elements (for per-row rescaling of O).
     float *Sw = Ss + wr0 * SLD;  // this warp's 16 score rows
     for (int i = lane; i < 256; i += 32) Sw[(i / 16) * SLD + i % 16] = (float)(i / 16);
     __syncwarp();
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> rowf, acc[HD / 16];
+    CFrag rowf, acc[HD / 16];
     wmma::load_matrix_sync(rowf, Sw, SLD, wmma::mem_row_major);
 #pragma unroll
     for (int f = 0; f < HD / 16; f++) wmma::fill_fragment(acc[f], 0.0f);
@@ -134,94 +259,23 @@ prefill_attn_kernel(const bf16 *Q, const bf16 *K, const bf16 *V, bf16 *O,
     const int kend = p + min(q0 + PBQ, n);            // the tile needs keys [0, kend)
     float m = -INFINITY, l = 0.0f;  // row r's running max (log2 units) and sum
     for (int k0 = 0; k0 < kend; k0 += PBK) {
-        __syncthreads();  // the previous tile is consumed (and S, P, As are free)
-        for (int i = tid; i < PBK * HD / 8; i += PTH) {
-            const int rr = i / (HD / 8), c = i % (HD / 8) * 8, k = k0 + rr;
-            const size_t off = ((size_t)k * KVH + g) * HD + c;
-            const bool in = k < kend;
-            *reinterpret_cast<int4 *>(Ks + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(K + off) : z4;
-            *reinterpret_cast<int4 *>(Vs + rr * PLD + c) = in ? *reinterpret_cast<const int4 *>(V + off) : z4;
-        }
-        __syncthreads();
+        prefill_load_kv(K, V, Ks, Vs, k0, kend, KVH, g);
         if (k0 > wlast) continue;  // the whole tile is masked for this warp
         const int nkt = min(PBK / 16, (wlast - k0) / 16 + 1), ncol = nkt * 16;  // visible key fragments
-        for (int kt = 0; kt < nkt; kt++) {  // S[:, kt] = Q K[kt]^T; K^T is K read col_major
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
-            wmma::fill_fragment(s, 0.0f);
-#pragma unroll
-            for (int d = 0; d < HD / 16; d++) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;
-                wmma::load_matrix_sync(kf, Ks + kt * 16 * PLD + d * 16, PLD);
-                wmma::mma_sync(s, qf[d], kf, s);
-            }
-            wmma::store_matrix_sync(Sw + kt * 16, s, SLD, wmma::mem_row_major);
-        }
+        prefill_scores(qf, Ks, Sw, nkt);
         __syncwarp();
-        // Key 0 is in the first tile and visible to every row, so m is finite
-        // from then on even when a later tile is fully masked for a row.
-        const float *srow = Sw + r * SLD;
-        float tmax = -INFINITY, lsum = 0.0f;
-        for (int c = half; c < ncol; c += 2)
-            if (k0 + c <= qpos) tmax = fmaxf(tmax, srow[c]);
-        tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, 1)) * sl2;
-        const float mnew = fmaxf(m, tmax), alpha = exp2f(m - mnew);
-        for (int c = half; c < ncol; c += 2) {
-            const float pj = k0 + c <= qpos ? exp2f(srow[c] * sl2 - mnew) : 0.0f;
-            const bf16 hi = __float2bfloat16(pj);
-            Ph[(wr0 + r) * PPLD + c] = hi;
-            Pl[(wr0 + r) * PPLD + c] = __float2bfloat16(pj - __bfloat162float(hi));
-            lsum += pj;
-        }
-        lsum += __shfl_xor_sync(0xffffffffu, lsum, 1);
-        l = l * alpha + lsum;
-        m = mnew;
-        if (!half) As[wr0 + r] = alpha;
+        prefill_softmax(Sw + r * SLD, Ph + (wr0 + r) * PPLD, Pl + (wr0 + r) * PPLD, As + wr0 + r,
+                        k0, ncol, qpos, half, sl2, m, l);
         __syncwarp();  // P and the row factors come from the whole warp
-#pragma unroll
-        for (int i = 0; i < rowf.num_elements; i++) {
-            const float a = As[wr0 + (int)rowf.x[i]];
-#pragma unroll
-            for (int f = 0; f < HD / 16; f++) acc[f].x[i] *= a;
-        }
-        for (int kt = 0; kt < nkt; kt++) {  // O += (P_hi + P_lo) V[kt]
-            wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major> ph, pl;
-            wmma::load_matrix_sync(ph, Ph + wr0 * PPLD + kt * 16, PPLD);
-            wmma::load_matrix_sync(pl, Pl + wr0 * PPLD + kt * 16, PPLD);
-#pragma unroll
-            for (int f = 0; f < HD / 16; f++) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
-                wmma::load_matrix_sync(vf, Vs + kt * 16 * PLD + f * 16, PLD);
-                wmma::mma_sync(acc[f], ph, vf, acc[f]);
-                wmma::mma_sync(acc[f], pl, vf, acc[f]);
-            }
-        }
+        prefill_scale_rows(acc, rowf, As + wr0);
+        prefill_pv(acc, Ph + wr0 * PPLD, Pl + wr0 * PPLD, Vs, nkt);
     }
-    // Normalize by the row sums, stage 64 output dims at a time through the
-    // warp's score rows, and write the valid rows out as bf16.
+    // Normalize by the row sums, then write the valid rows out.
     __syncwarp();  // every lane is done with the last tile's S and row factors
     if (!half) As[wr0 + r] = 1.0f / l;
     __syncwarp();
-#pragma unroll
-    for (int i = 0; i < rowf.num_elements; i++) {
-        const float a = As[wr0 + (int)rowf.x[i]];
-#pragma unroll
-        for (int f = 0; f < HD / 16; f++) acc[f].x[i] *= a;
-    }
-    const int q = q0 + wr0 + r;
-    bf162 *O2 = reinterpret_cast<bf162 *>(O + ((size_t)q * H + h) * HD);
-#pragma unroll
-    for (int hh = 0; hh < 2; hh++) {
-#pragma unroll
-        for (int f = 0; f < HD / 32; f++)
-            wmma::store_matrix_sync(Sw + f * 16, acc[hh * HD / 32 + f], SLD, wmma::mem_row_major);
-        __syncwarp();
-        if (q < n)  // lane: 32 dims of row r
-            for (int j = 0; j < 16; j++) {
-                const int c = half * 32 + 2 * j;
-                O2[(hh * HD / 2 + c) / 2] = __floats2bfloat162_rn(Sw[r * SLD + c], Sw[r * SLD + c + 1]);
-            }
-        __syncwarp();
-    }
+    prefill_scale_rows(acc, rowf, As + wr0);
+    prefill_store_o(acc, Sw, O, q0 + wr0 + r, n, H, h, r, half);
 }
 
 // Decode attention, split over the context: B requests, one query token each,
@@ -565,7 +619,10 @@ static void usage(FILE *f) {
                "  --quick  prefill shapes only up to 8192 tokens, decode batches up to 1M\n");
 }
 
-int main(int argc, char **argv) {
+struct Args { const char *model, *hw, *out_path; int tp, quick; Shard s; };
+// Parses the command line into a and shards the model over --tp GPUs. Returns
+// -1 to go on, else the exit status: 0 after --help, 2 on bad input (printed).
+static int parse_args(int argc, char **argv, Args *a) {
     const char *model = nullptr, *hw = nullptr, *out_path = nullptr;
     int tp = 8, quick = 0, c;
     static const struct option opts[] = {
@@ -591,68 +648,81 @@ int main(int argc, char **argv) {
     const Shard s = {ms->layers, ms->d, ms->heads / tp, std::max(1, ms->kv / tp), ms->ff / tp};
     if (ms->d / ms->heads != HD || s.H % s.KVH || s.H / s.KVH > MAXG)
         return fprintf(stderr, "unsupported head layout\n"), 2;
+    *a = {model, hw, out_path, tp, quick, s};
+    return -1;
+}
 
-    // Device info.
-    setvbuf(stdout, nullptr, _IOLBF, 0);  // a run killed by a time limit still logs its progress
-    const double t_start = now_s();
+struct GpuInfo { cudaDeviceProp prop; int drv, rt, sm_khz, mem_khz; double mem_gb; };
+// Selects GPU 0, fills gi, prints the GPU and the shard, and sets up the timing
+// events and the L2 flush buffer. Returns the cuBLAS handle (cublasDestroy).
+static cublasHandle_t setup_device(const Args &a, GpuInfo *gi) {
     CK(cudaSetDevice(0));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    int drv = 0, rt = 0, sm_khz = 0, mem_khz = 0;
-    CK(cudaDriverGetVersion(&drv));
-    CK(cudaRuntimeGetVersion(&rt));
-    CK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0));
-    CK(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, 0));
-    g_sms = prop.multiProcessorCount;
-    const double mem_gb = (double)prop.totalGlobalMem / (double)(1ull << 30);
+    CK(cudaGetDeviceProperties(&gi->prop, 0));
+    gi->drv = gi->rt = gi->sm_khz = gi->mem_khz = 0;
+    CK(cudaDriverGetVersion(&gi->drv));
+    CK(cudaRuntimeGetVersion(&gi->rt));
+    CK(cudaDeviceGetAttribute(&gi->sm_khz, cudaDevAttrClockRate, 0));
+    CK(cudaDeviceGetAttribute(&gi->mem_khz, cudaDevAttrMemoryClockRate, 0));
+    g_sms = gi->prop.multiProcessorCount;
+    gi->mem_gb = (double)gi->prop.totalGlobalMem / (double)(1ull << 30);
     printf("GPU 0: %s, %d SMs, %.1f GiB, SM %d MHz, memory %d MHz, driver %d, runtime %d\n",
-           prop.name, g_sms, mem_gb, sm_khz / 1000, mem_khz / 1000, drv, rt);
+           gi->prop.name, g_sms, gi->mem_gb, gi->sm_khz / 1000, gi->mem_khz / 1000, gi->drv, gi->rt);
     printf("%s, tp %d: per GPU %d heads, %d kv heads, d_ff %d, d_model %d\n",
-           model, tp, s.H, s.KVH, s.FF, s.d);
+           a.model, a.tp, a.s.H, a.s.KVH, a.s.FF, a.s.d);
     cublasHandle_t hb;
     CKB(cublasCreate(&hb));
     CK(cudaEventCreate(&g_ev0));
     CK(cudaEventCreate(&g_ev1));
-    const size_t flush_bytes = std::max<size_t>(2 * (size_t)prop.l2CacheSize, 64ull << 20);
+    const size_t flush_bytes = std::max<size_t>(2 * (size_t)gi->prop.l2CacheSize, 64ull << 20);
     g_flush_n = flush_bytes / sizeof(int4);
     CK(cudaMalloc(&g_flush, flush_bytes));
     CK(cudaMemset(g_flush, 0, flush_bytes));
     CK(cudaMalloc(&g_sink, sizeof(int)));
+    return hb;
+}
 
-    // Correctness first.
-    const double t_init = now_s();
-    const double e_gemm = check_gemm(hb), e_pre = check_attn(false), e_dec = check_attn(true);
+struct Checks { double gemm, pre, dec; };  // max relative errors of the kernels
+// Runs the correctness checks into e and prints them; false (reported) when
+// one exceeds TOL.
+static bool run_checks(cublasHandle_t hb, Checks *e) {
+    e->gemm = check_gemm(hb), e->pre = check_attn(false), e->dec = check_attn(true);
     printf("checks, max rel err (tol %.0e): gemm %.2e, prefill attn %.2e, decode attn %.2e\n",
-           TOL, e_gemm, e_pre, e_dec);
-    if (!(e_gemm <= TOL && e_pre <= TOL && e_dec <= TOL))
-        return fprintf(stderr, "correctness check failed\n"), 1;
-    const double t_chk = now_s();
+           TOL, e->gemm, e->pre, e->dec);
+    if (!(e->gemm <= TOL && e->pre <= TOL && e->dec <= TOL))
+        return fprintf(stderr, "correctness check failed\n"), false;
+    return true;
+}
 
-    // GEMMs for every token count used below.
-    const int prefill_t[] = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
-    const int decode_b[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-    const int max_t = quick ? 8192 : 131072;
-    std::vector<int> gemm_t(decode_b, decode_b + 9);
-    std::vector<double> gemm_s;
-    for (int t : prefill_t) if (t <= max_t) gemm_t.push_back(t);
-    for (int t : gemm_t) {
-        gemm_s.push_back(bench_gemm(hb, s, t));
-        if (gemm_s.back() < 0) printf("gemm t=%d: skipped (does not fit in memory)\n", t);
-        else printf("gemm         t=%-6d        %10.3f ms\n", t, gemm_s.back() * 1e3);
+static const int PREFILL_T[] = {512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+static const int DECODE_B[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+struct GemmTimes { std::vector<int> t; std::vector<double> s; };  // seconds (-1: skipped) per t
+static double gemm_at(const GemmTimes &g, int t) {  // -1 when t was not timed or skipped
+    for (size_t i = 0; i < g.t.size(); i++) if (g.t[i] == t) return g.s[i];
+    return -1.0;
+}
+// GEMM phase: the layer's GEMMs for every token count the attention rows use
+// (the decode batches, then the prefill token counts up to max_t).
+static GemmTimes gemm_phase(cublasHandle_t hb, const Shard &s, int max_t) {
+    GemmTimes g;
+    g.t.assign(DECODE_B, DECODE_B + 9);
+    for (int t : PREFILL_T) if (t <= max_t) g.t.push_back(t);
+    for (int t : g.t) {
+        g.s.push_back(bench_gemm(hb, s, t));
+        if (g.s.back() < 0) printf("gemm t=%d: skipped (does not fit in memory)\n", t);
+        else printf("gemm         t=%-6d        %10.3f ms\n", t, g.s.back() * 1e3);
     }
-    const double t_gemm = now_s();
-    auto gemm_at = [&](int t) {
-        for (size_t i = 0; i < gemm_t.size(); i++) if (gemm_t[i] == t) return gemm_s[i];
-        return -1.0;
-    };
+    return g;
+}
 
-    // Prefill attention: n new tokens with p = 0 over the token list, then a
-    // few over cached prefixes. Each shape is predicted from the last one's
-    // time per unit of causal work and skipped (not recorded) when one run
-    // would exceed ATTN_MAX_RUN_S. A row's n_tok counts the prefix too.
-    std::vector<Row> pre, dec;
+// Prefill attention phase: n new tokens with p = 0 over the token list up to
+// max_t, then a few over cached prefixes. Each shape is predicted from the last
+// one's time per unit of causal work and skipped (not recorded) when one run
+// would exceed ATTN_MAX_RUN_S. A row's n_tok counts the prefix too; rows need
+// the GEMM time of their n.
+static std::vector<Row> prefill_phase(const Shard &s, int max_t, const GemmTimes &g) {
+    std::vector<Row> pre;
     std::vector<std::pair<int, int>> pts;
-    for (int t : prefill_t) if (t <= max_t) pts.push_back({t, 0});
+    for (int t : PREFILL_T) if (t <= max_t) pts.push_back({t, 0});
     for (int n : {512, 2048}) for (int p : {8192, 32768}) pts.push_back({n, p});
     double s_per_work = 0.0;
     for (const auto &pt : pts) {
@@ -665,24 +735,31 @@ int main(int argc, char **argv) {
         }
         s_per_work = a / work;
         printf("prefill attn n=%-6d p=%-6d %10.3f ms\n", n, p, a * 1e3);
-        if (gemm_at(n) >= 0) pre.push_back({n + p, p, gemm_at(n), a});
+        if (gemm_at(g, n) >= 0) pre.push_back({n + p, p, gemm_at(g, n), a});
     }
-    // Decode attention: B requests x ctx tokens each, B x ctx capped.
-    const double t_pre = now_s();
+    return pre;
+}
+
+// Decode attention phase: B requests x ctx tokens each, B x ctx capped at
+// DEC_MAX_TOK (QUICK_DEC_MAX_TOK when quick); rows need the GEMM time of B.
+static std::vector<Row> decode_phase(const Shard &s, bool quick, const GemmTimes &g) {
+    std::vector<Row> dec;
     const long long dec_max = quick ? QUICK_DEC_MAX_TOK : DEC_MAX_TOK;
-    for (int B : decode_b) {
+    for (int B : DECODE_B) {
         for (int ctx : {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}) {
             if ((long long)B * ctx > dec_max) continue;
             const double a = bench_decode_attn(s, B, ctx);
             if (a < 0) { printf("decode attn B=%d ctx=%d: skipped (memory)\n", B, ctx); continue; }
             printf("decode attn  B=%-6d ctx=%-6d %8.3f ms\n", B, ctx, a * 1e3);
-            if (gemm_at(B) >= 0) dec.push_back({B, ctx, gemm_at(B), a});
+            if (gemm_at(g, B) >= 0) dec.push_back({B, ctx, gemm_at(g, B), a});
         }
     }
-    CK(cudaFree(g_flush));
-    const double t_dec = now_s();
+    return dec;
+}
 
-    // Pinned host <-> device copies, 1 MiB .. 1 GiB in powers of 4.
+// Copy phase: pinned host <-> device copies, 1 MiB .. 1 GiB in powers of 4
+// (the largest that fits in device memory).
+static std::vector<CopyRow> copy_phase() {
     std::vector<CopyRow> cps;
     size_t max_b = 1ull << 30;
     while (max_b > (1u << 20) && !fits(max_b)) max_b >>= 2;
@@ -701,40 +778,71 @@ int main(int argc, char **argv) {
     }
     CK(cudaFreeHost(hbuf));
     CK(cudaFree(dbuf));
-    CK(cudaFree(g_sink));
-    CKB(cublasDestroy(hb));
-    const double t_end = now_s();
-    printf("wall time: init %.1f s, checks %.1f s, gemm %.1f s, prefill %.1f s, decode %.1f s, "
-           "copies %.1f s; total %.1f s\n", t_init - t_start, t_chk - t_init, t_gemm - t_chk,
-           t_pre - t_gemm, t_dec - t_pre, t_end - t_dec, t_end - t_start);
+    return cps;
+}
 
-    // JSON, written to OUT.tmp and renamed into place.
+struct Results { std::vector<Row> pre, dec; std::vector<CopyRow> cps; Checks e; };
+// Writes the calibration JSON to OUT.tmp, syncs it and renames it to OUT, so
+// OUT is never partial. Returns the exit status: 0, or 1 on a write failure
+// (reported).
+static int write_json(const Args &a, const GpuInfo &gi, const Results &r) {
     char date[16];
     const time_t now = time(nullptr);
     struct tm tmv;
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%Y-%m-%d", &tmv);
-    const std::string tmp = std::string(out_path) + ".tmp";
-    const std::string src = std::string("calib/gpu microbenchmarks on ") + prop.name;
+    const std::string tmp = std::string(a.out_path) + ".tmp";
+    const std::string src = std::string("calib/gpu microbenchmarks on ") + gi.prop.name;
     FILE *f = fopen(tmp.c_str(), "w");
     if (!f) return perror(tmp.c_str()), 1;
     fprintf(f, "{\n  \"kind\": \"gpu\",\n  \"source\": %s,\n  \"date\": \"%s\",\n  \"hardware\": %s,\n"
                "  \"models\": [%s],\n  \"gpu\": {\"name\": %s, \"driver\": %d, \"runtime\": %d, "
                "\"sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, \"memory_gb\": %.1f, \"count_used\": 1},\n"
                "  \"model\": %s, \"tp\": %d, \"layers\": %d,\n",
-            js(src.c_str()).c_str(), date, js(hw).c_str(), js(model).c_str(), js(prop.name).c_str(),
-            drv, rt, sm_khz / 1000, mem_khz / 1000, mem_gb, js(model).c_str(), tp, s.layers);
-    json_rows(f, "prefill_layer", "n_tok", "prefix_tok", pre);
-    json_rows(f, "decode_layer", "batch", "ctx_tok", dec);
+            js(src.c_str()).c_str(), date, js(a.hw).c_str(), js(a.model).c_str(), js(gi.prop.name).c_str(),
+            gi.drv, gi.rt, gi.sm_khz / 1000, gi.mem_khz / 1000, gi.mem_gb, js(a.model).c_str(), a.tp,
+            a.s.layers);
+    json_rows(f, "prefill_layer", "n_tok", "prefix_tok", r.pre);
+    json_rows(f, "decode_layer", "batch", "ctx_tok", r.dec);
     fprintf(f, "  \"copies\": [");
-    for (size_t i = 0; i < cps.size(); i++)
+    for (size_t i = 0; i < r.cps.size(); i++)
         fprintf(f, "%s\n    {\"bytes\": %zu, \"h2d_s\": %.6g, \"d2h_s\": %.6g}",
-                i ? "," : "", cps[i].bytes, cps[i].h2d, cps[i].d2h);
+                i ? "," : "", r.cps[i].bytes, r.cps[i].h2d, r.cps[i].d2h);
     fprintf(f, "\n  ],\n  \"checks\": {\"gemm_max_rel_err\": %.3g, \"prefill_attn_max_rel_err\": %.3g, "
-               "\"decode_attn_max_rel_err\": %.3g}\n}\n", e_gemm, e_pre, e_dec);
+               "\"decode_attn_max_rel_err\": %.3g}\n}\n", r.e.gemm, r.e.pre, r.e.dec);
     if (fflush(f) != 0 || fsync(fileno(f)) != 0 || ferror(f)) return perror(tmp.c_str()), fclose(f), 1;
-    if (fclose(f) != 0 || rename(tmp.c_str(), out_path) != 0) return perror(out_path), 1;
-    printf("wrote %s: %zu prefill rows, %zu decode rows, %zu copy rows\n", out_path, pre.size(), dec.size(),
-           cps.size());
+    if (fclose(f) != 0 || rename(tmp.c_str(), a.out_path) != 0) return perror(a.out_path), 1;
+    printf("wrote %s: %zu prefill rows, %zu decode rows, %zu copy rows\n", a.out_path, r.pre.size(),
+           r.dec.size(), r.cps.size());
     return 0;
+}
+
+int main(int argc, char **argv) {
+    Args a = {};
+    const int st = parse_args(argc, argv, &a);
+    if (st >= 0) return st;
+    setvbuf(stdout, nullptr, _IOLBF, 0);  // a run killed by a time limit still logs its progress
+    const double t_start = now_s();
+    GpuInfo gi = {};
+    cublasHandle_t hb = setup_device(a, &gi);
+    Results r;
+    const double t_init = now_s();
+    if (!run_checks(hb, &r.e)) return 1;  // correctness first
+    const double t_chk = now_s();
+    const int max_t = a.quick ? 8192 : 131072;  // the largest prefill token count
+    const GemmTimes g = gemm_phase(hb, a.s, max_t);
+    const double t_gemm = now_s();
+    r.pre = prefill_phase(a.s, max_t, g);
+    const double t_pre = now_s();
+    r.dec = decode_phase(a.s, a.quick, g);
+    CK(cudaFree(g_flush));
+    const double t_dec = now_s();
+    r.cps = copy_phase();
+    CK(cudaFree(g_sink));
+    CKB(cublasDestroy(hb));
+    const double t_end = now_s();
+    printf("wall time: init %.1f s, checks %.1f s, gemm %.1f s, prefill %.1f s, decode %.1f s, "
+           "copies %.1f s; total %.1f s\n", t_init - t_start, t_chk - t_init, t_gemm - t_chk,
+           t_pre - t_gemm, t_dec - t_pre, t_end - t_dec, t_end - t_start);
+    return write_json(a, gi, r);
 }
