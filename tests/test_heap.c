@@ -218,6 +218,7 @@ Suite *test_heap_suite(void)
 {
     Suite *s = suite_create("heap");
     TCase *tc = tcase_create("heap");
+    tcase_set_timeout(tc, 60); /* O(n^2) index checks: slow under the sanitizers */
     tcase_add_test(tc, test_pops_in_sorted_order);
     tcase_add_test(tc, test_interleaved_push_pop);
     tcase_add_test(tc, test_remove_tracks_index);
