@@ -314,7 +314,7 @@ static json_t *run_summary(const sim_config_t *cfg, run_state_t *s, const sim_ru
 
 /* summary.json, config.json and timing.json beside the CSVs, then every
  * file committed. 0 or -1. */
-static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_result_t *res,
+static int write_outputs(run_state_t *s, const sim_run_result_t *res,
                          sim_err_t *err)
 {
     /* timing.json: the one output that is not a function of the inputs,
@@ -329,11 +329,13 @@ static int write_outputs(const sim_run_opts_t *o, run_state_t *s, const sim_run_
     int bad = sim_out_dir_open(&s->dir, &s->fsum, "summary.json", err) != 0 ||
               sim_out_dir_open(&s->dir, &s->fcfg, "config.json", err) != 0 ||
               sim_out_dir_open(&s->dir, &s->ftim, "timing.json", err) != 0;
-    if (!bad && (sim_json_write(s->fsum.f, s->summary) != 0 ||
-                 sim_json_write_exact(s->fcfg.f, s->eff) != 0 || sim_json_write(s->ftim.f, tj) != 0)) {
-        sim_errf_io(err, "%s: write failed", o->out_dir);
-        bad = 1;
-    }
+    /* A failed write names its file and the reason (sim_out_fail). */
+    if (!bad && sim_json_write(s->fsum.f, s->summary) != 0)
+        bad = sim_out_fail(&s->fsum, err) != 0;
+    if (!bad && sim_json_write_exact(s->fcfg.f, s->eff) != 0)
+        bad = sim_out_fail(&s->fcfg, err) != 0;
+    if (!bad && sim_json_write(s->ftim.f, tj) != 0)
+        bad = sim_out_fail(&s->ftim, err) != 0;
     json_decref(tj);
     if (bad || sim_out_commit(&s->csv, err) != 0 || sim_out_commit(&s->tsf, err) != 0 ||
         sim_out_commit(&s->fsum, err) != 0 || sim_out_commit(&s->fcfg, err) != 0 ||
@@ -420,7 +422,7 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         goto done;
     }
     s.summary = run_summary(cfg, &s, res);
-    if (o->out_dir && write_outputs(o, &s, res, err) != 0)
+    if (o->out_dir && write_outputs(&s, res, err) != 0)
         goto done;
     res->cpu_s = sim_thread_cpu_s() - s.cpu0;
     res->summary = s.summary;
