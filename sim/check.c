@@ -1,7 +1,7 @@
 /* sim/check.c: see check.h. The checker is an independent reader of the
- * outputs: it knows the files only as README "Outputs" describes them (its
+ * outputs: it knows the files only as docs/outputs.md describes them (its
  * own copy of the documented headers and keys), never through the
- * simulator's writers, so a writer that drifts from the README fails here.
+ * simulator's writers, so a writer that drifts from docs/outputs.md fails here.
  * Every comparison allows exactly the rounding of the values compared:
  *   requests.csv   seconds with 6 decimals: each within 5e-7 of the truth;
  *                  a sum or difference of k of them is off by at most k/2
@@ -9,7 +9,7 @@
  *                  1 us for three values, 2 us for four (on exact ties);
  *   summary.json   reals with 9 significant digits: within 5e-9 relative
  *                  on each side of a recomputation (SUM_REL allows 3e-8);
- *   percentiles    log-linear histograms, within 0.1% (README; exact below
+ *   percentiles    log-linear histograms, within 0.1% (docs/outputs.md; exact below
  *                  2 us), of a sample that requests.csv holds rounded;
  *   timeseries.csv time_s 3 decimals, utilizations 5, loads 4. */
 #include "sim/check.h"
@@ -31,11 +31,11 @@
 #define ROW_US 1e-6       /* one whole microsecond: see the file comment */
 #define SLACK 1e-9        /* strtod noise on values whose rounding keeps their order */
 #define SUM_REL 3e-8      /* 9-digit summary values on both sides, plus float noise */
-#define HIST_REL 1e-3     /* README: percentiles within 0.1% */
+#define HIST_REL 1e-3     /* docs/outputs.md: percentiles within 0.1% */
 #define TS_TIME_HALF 5e-4 /* timeseries.csv time_s: 3 decimals */
 #define TS_UTIL_HALF 5e-6 /* nic_util_*, replicas_mean: 5 decimals */
 #define TS_LOAD_HALF 5e-5 /* loads: 4 decimals */
-#define BLOCK_TOK 512     /* README: the pool's blocks are 512 tokens */
+#define BLOCK_TOK 512     /* docs/model.md: the pool's blocks are 512 tokens */
 #define SHOW 5            /* violations printed per invariant unless show_all */
 
 /* ---- the invariants ---- */
@@ -482,7 +482,7 @@ static int load_summary(ck_t *c, sim_err_t *err)
             k = key;
         } else {
             if (!jpath(c->sum, "cache"))
-                break; /* README: "when the pool is on" */
+                break; /* docs/outputs.md: "when the pool is on" */
             k = cache_keys[i - n_sum - 16];
         }
         const json_t *j = jpath(c->sum, k);
@@ -490,7 +490,7 @@ static int load_summary(ck_t *c, sim_err_t *err)
             long line = json_line(c->sum_text, k);
             if (line > 0)
                 return sim_errf(err, "%s:%ld: $.%s: expected a number", path, line, k);
-            return sim_errf(err, "%s: $.%s: missing (README \"Outputs\" documents it)", path, k);
+            return sim_errf(err, "%s: $.%s: missing (docs/outputs.md documents it)", path, k);
         }
     }
     return 0;
@@ -973,7 +973,7 @@ static void check_slo_rates(ck_t *c, const tally_t *t)
                 "slo.met / requests.completed");
     expect_near(c, INV_SLO, "slo.effective_request_capacity",
                 total ? (double)met / (double)total : 0, 0, "slo.met / requests.total");
-    /* README: per second of trace span, first to last arrival; when every
+    /* docs/outputs.md: per second of trace span, first to last arrival; when every
      * request arrived at one instant the simulator measures to the last
      * completion instead (sim/metrics.c summary_span_s). */
     double span = t->last_arrival - t->first_arrival;
@@ -1044,7 +1044,7 @@ static void check_transfer(ck_t *c, const tally_t *t)
     expect_nonneg(c, INV_TRANSFER, "transfer.h2d.busy_s");
     expect_nonneg(c, INV_TRANSFER, "transfer.ssd.bytes");
     expect_nonneg(c, INV_TRANSFER, "transfer.ssd.busy_s");
-    /* README: a fetch moves the bytes of the extra tokens. */
+    /* docs/outputs.md: a fetch moves the bytes of the extra tokens. */
     if ((S(c, "transfer.fetch.bytes") > 0) != (t->fetched > 0))
         sum_bad(c, INV_TRANSFER, "transfer.fetch.bytes", "yet the prefilled rows fetched %lld "
                 "tokens", (long long)t->fetched);
@@ -1266,7 +1266,7 @@ enum { OPT_QUIET, OPT_STRICT, OPT_ALL, OPT_LIST, OPT_HELP };
 static const char check_usage[] =
     "usage: mooncake-sim check DIR [DIR...] [--quiet] [--strict] [--all]\n"
     "Verify a run directory's outputs (summary.json, requests.csv, timeseries.csv,\n"
-    "config.json) against what README \"Outputs\" documents: requests conserved, each\n"
+    "config.json) against what docs/outputs.md documents: requests conserved, each\n"
     "request's fields consistent, every summary metric equal to its recomputation from\n"
     "requests.csv within the rounding of the printed values (6-decimal rows, 9-digit\n"
     "summary, percentiles within the histograms' 0.1%), network, pool and time-series\n"

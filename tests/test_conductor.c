@@ -457,7 +457,7 @@ static char *placed(const char *name, const char *const *sets)
     return csv;
 }
 
-/* The README's worked example of a policy with a parameter: power_of_d
+/* The worked example (docs/extending.md) of a policy with a parameter: power_of_d
  * with one choice draws exactly as random; with more it is another policy;
  * a parameter it does not have is refused by name. */
 START_TEST(test_power_of_d)

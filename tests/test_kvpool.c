@@ -608,7 +608,7 @@ typedef struct plain_blk {
 } plain_blk_t;
 
 /* Is x a better victim than y under policy pol? Written out per policy
- * from the README's rules, independently of the key functions. */
+ * from the rules in docs/model.md, independently of the key functions. */
 static int plain_before(int pol, const plain_blk_t *x, const plain_blk_t *y)
 {
     if (pol == 0)

@@ -146,17 +146,17 @@ START_TEST(test_calibration_matches_points)
         double x = json_number_value(json_array_get(json_object_get(a, "coef"), j));
         c[j] = json_number_value(json_array_get(json_object_get(b, "coef"), j));
         ck_assert_msg(fabs(x - c[j]) <= 1e-8 * fabs(x), "prefill coef %zu stale: refit %g vs %g "
-                      "(run the calib fit in README)", j, x, c[j]);
+                      "(run the calib fit in docs/calibration.md)", j, x, c[j]);
     }
     for (size_t k = 0; k < 4; k++) {
         double x = sect_num(fresh, "decode", DECODE_KEYS[k]);
         double y = sect_num(committed, "decode", DECODE_KEYS[k]);
         ck_assert_msg(fabs(x - y) <= 1e-8 * fabs(x), "decode %s stale: refit %g vs %g (run the "
-                      "calib fit in README)", DECODE_KEYS[k], x, y);
+                      "calib fit in docs/calibration.md)", DECODE_KEYS[k], x, y);
     }
     /* The paper's points fit the DESIGN forms within these bounds; decode's
      * worst point is 5.9% (arXiv Fig. 2 and FAST'25 Fig. 14 disagree by 7%
-     * at the same total context, README). */
+     * at the same total context, docs/calibration.md). */
     double max_p = sect_num(committed, "prefill", "max_rel_err");
     double max_d = sect_num(committed, "decode", "max_rel_err");
     ck_assert_double_lt(max_p, 0.15);
