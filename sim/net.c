@@ -1,11 +1,19 @@
 /* sim/net.c: see net.h. Rates come from progressive filling (water-
  * filling): raise every unfrozen flow's rate together until a resource
  * (a sender's egress or a receiver's ingress) or a flow's own cap is
- * exhausted, freeze the flows held there, repeat. O(flows^2) per change,
- * with flows the transfers in progress (tens), never the cluster size. */
+ * exhausted, freeze the flows held there, repeat. Flows that share no
+ * resource, even through other flows, do not affect each other's rates,
+ * so a change refills only the connected component(s) of the flow/
+ * resource graph it touches: O(rounds x component) per change, where the
+ * rounds are at most the component's resources plus its capped flows.
+ * A round freezes the flows within 1e-12 (relative) of its level, to
+ * absorb rounding; each component has its own levels, so a near-equal
+ * level elsewhere never freezes its flows (one level for all flows would
+ * move rates in their last bits on changes they share nothing with). */
 #include "sim/net.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/metrics.h"
@@ -19,6 +27,7 @@ typedef struct flow {
     double left; /* bytes still to move */
     double rate; /* bytes/s while active */
     double cap;  /* 0: none */
+    double new_rate; /* water-filling result */
     sim_time_t start_ns;
     sim_event_id_t ev;
     sim_event_fn done;
@@ -26,7 +35,14 @@ typedef struct flow {
     int64_t arg;
     uint32_t pos;       /* index in active[] */
     uint32_t next_free;
+    uint32_t out_next, out_prev; /* active flows of the sender's egress */
+    uint32_t in_next, in_prev;   /* active flows of the receiver's ingress */
+    uint32_t seen;               /* component search epoch */
 } flow_t;
+
+/* A resource is 2 x node for its egress, 2 x node + 1 for its ingress. */
+#define RES_E(node) (2 * (int32_t)(node))
+#define RES_I(node) (2 * (int32_t)(node) + 1)
 
 struct sim_net {
     sim_evq_t *q;
@@ -36,8 +52,16 @@ struct sim_net {
     double *nic;
     double *rem_e, *rem_i; /* water-filling scratch */
     int32_t *cnt_e, *cnt_i;
-    double *new_rate; /* per active flow; water-filling scratch */
-    size_t cap_new_rate;
+    uint32_t *head_e, *head_i; /* per node: first active flow out, in */
+    uint32_t *seen_e, *seen_i; /* per node: component search epoch */
+    uint32_t epoch;
+    int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
+    uint32_t *comp;  /* their flows, then their active[] positions */
+    uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
+    size_t cap_scratch; /* of comp, capped and fresh */
+    int reference;      /* refill every flow at each change */
+    int32_t *uf;        /* the reference's union-find over resources */
+    double *lvl;        /* and its per-component levels */
     int32_t *n_out, *n_in; /* flows (setup or active) per node */
     double *sent;
     flow_t *f;
@@ -65,12 +89,18 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->rem_i = sim_xcalloc(nn, sizeof *n->rem_i, "net scratch");
     n->cnt_e = sim_xcalloc(nn, sizeof *n->cnt_e, "net scratch");
     n->cnt_i = sim_xcalloc(nn, sizeof *n->cnt_i, "net scratch");
+    n->head_e = sim_xcalloc(nn, sizeof *n->head_e, "net lists");
+    n->head_i = sim_xcalloc(nn, sizeof *n->head_i, "net lists");
+    n->seen_e = sim_xcalloc(nn, sizeof *n->seen_e, "net scratch");
+    n->seen_i = sim_xcalloc(nn, sizeof *n->seen_i, "net scratch");
+    n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
     n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
         n->cap_node[i] = nic_bytes_per_s[i] * profile->efficiency;
+        n->head_e[i] = n->head_i[i] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
     n->settled_ns = sim_evq_now(q);
@@ -87,7 +117,16 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->rem_i);
     sim_free(n->cnt_e);
     sim_free(n->cnt_i);
-    sim_free(n->new_rate);
+    sim_free(n->head_e);
+    sim_free(n->head_i);
+    sim_free(n->seen_e);
+    sim_free(n->seen_i);
+    sim_free(n->res);
+    sim_free(n->comp);
+    sim_free(n->capped);
+    sim_free(n->fresh);
+    sim_free(n->uf);
+    sim_free(n->lvl);
     sim_free(n->n_out);
     sim_free(n->n_in);
     sim_free(n->sent);
@@ -124,20 +163,317 @@ void sim_net_settle(sim_net_t *n)
 
 static void flow_done(void *ctx, void *obj, int64_t arg);
 
+/* When a flow with left bytes to move at rate (> 0) from now finishes,
+ * rounded up to the ns. A finish further away than SIM_MAX_DURATION_NS
+ * (an absurd size over a tiny share), the bound of every duration, is held
+ * there (and at the end of int64 time) rather than converted out of
+ * int64; the flow's rate is recomputed at the next change of its
+ * component anyway. */
+static sim_time_t flow_finish_ns(sim_time_t now, double left, double rate)
+{
+    double ns = left / rate * 1e9;
+    sim_time_t dt = SIM_MAX_DURATION_NS;
+    if (ns <= (double)SIM_MAX_DURATION_NS)
+        dt = (sim_time_t)ceil(ns);
+    if (dt < 0)
+        dt = 0;
+    return dt > INT64_MAX - now ? INT64_MAX : now + dt;
+}
+
+/* Give flow id its new rate; when it changed (or the flow has no
+ * completion queued), queue its completion again. */
+static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
+{
+    flow_t *f = &n->f[id];
+    if (f->new_rate == f->rate && f->ev)
+        return;
+    f->rate = f->new_rate;
+    if (f->ev)
+        sim_evq_cancel(n->q, f->ev);
+    f->ev = 0;
+    if (f->rate > 0)
+        f->ev = sim_evq_at(n->q, flow_finish_ns(now, f->left, f->rate), flow_done, n, id);
+}
+
+/* Add active flow id to its sender's egress and receiver's ingress lists. */
+static void flow_link(sim_net_t *n, uint32_t id)
+{
+    flow_t *f = &n->f[id];
+    f->out_prev = f->in_prev = NO_FLOW;
+    f->out_next = n->head_e[f->src];
+    if (f->out_next != NO_FLOW)
+        n->f[f->out_next].out_prev = id;
+    n->head_e[f->src] = id;
+    f->in_next = n->head_i[f->dst];
+    if (f->in_next != NO_FLOW)
+        n->f[f->in_next].in_prev = id;
+    n->head_i[f->dst] = id;
+}
+
+static void flow_unlink(sim_net_t *n, uint32_t id)
+{
+    flow_t *f = &n->f[id];
+    if (f->out_prev != NO_FLOW)
+        n->f[f->out_prev].out_next = f->out_next;
+    else
+        n->head_e[f->src] = f->out_next;
+    if (f->out_next != NO_FLOW)
+        n->f[f->out_next].out_prev = f->out_prev;
+    if (f->in_prev != NO_FLOW)
+        n->f[f->in_prev].in_next = f->in_next;
+    else
+        n->head_i[f->dst] = f->in_next;
+    if (f->in_next != NO_FLOW)
+        n->f[f->in_next].in_prev = f->in_prev;
+}
+
+/* Mark resource r seen in this search; 0 if it already was. */
+static int res_visit(sim_net_t *n, int32_t r)
+{
+    uint32_t *s = (r & 1) ? &n->seen_i[r >> 1] : &n->seen_e[r >> 1];
+    if (*s == n->epoch)
+        return 0;
+    *s = n->epoch;
+    return 1;
+}
+
+/* Append the component of resource r0 (unless already seen) to
+ * n->res[*nr..] and n->comp[*nc..]: every resource and active flow
+ * reachable from it through shared resources. O(component). */
+static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
+{
+    if (!res_visit(n, r0))
+        return;
+    size_t head = *nr;
+    n->res[(*nr)++] = r0;
+    while (head < *nr) {
+        int32_t r = n->res[head++];
+        int in = r & 1;
+        uint32_t id = in ? n->head_i[r >> 1] : n->head_e[r >> 1];
+        while (id != NO_FLOW) {
+            flow_t *f = &n->f[id];
+            if (f->seen != n->epoch) {
+                f->seen = n->epoch;
+                n->comp[(*nc)++] = id;
+                int32_t other = in ? RES_E(f->src) : RES_I(f->dst);
+                if (res_visit(n, other))
+                    n->res[(*nr)++] = other;
+            }
+            id = in ? f->in_next : f->out_next;
+        }
+    }
+}
+
+static int32_t res_cnt(const sim_net_t *n, int32_t r)
+{
+    return (r & 1) ? n->cnt_i[r >> 1] : n->cnt_e[r >> 1];
+}
+
+/* What is left on resource r for each of its unfrozen flows. */
+static double res_share(const sim_net_t *n, int32_t r)
+{
+    return (r & 1) ? n->rem_i[r >> 1] / n->cnt_i[r >> 1] : n->rem_e[r >> 1] / n->cnt_e[r >> 1];
+}
+
+/* One round's level: the least share of a resource with unfrozen flows or
+ * cap of an unfrozen flow, never below 0. Drops exhausted resources from
+ * res[0..*nr) and frozen flows from capped[0..*ncap) (order is free: the
+ * minimum is exact). */
+static double fill_level(sim_net_t *n, int32_t *res, size_t *nr, uint32_t *capped, size_t *ncap)
+{
+    double level = INFINITY;
+    for (size_t k = 0; k < *nr;) {
+        if (res_cnt(n, res[k]) == 0) {
+            res[k] = res[--*nr];
+            continue;
+        }
+        double x = res_share(n, res[k]);
+        if (x < level)
+            level = x;
+        k++;
+    }
+    for (size_t k = 0; k < *ncap;) {
+        const flow_t *f = &n->f[capped[k]];
+        if (f->frozen) {
+            capped[k] = capped[--*ncap];
+            continue;
+        }
+        if (f->cap < level)
+            level = f->cap;
+        k++;
+    }
+    return level < 0 ? 0 : level;
+}
+
+/* Freeze flow id at level (if not yet) into fresh[]. */
+static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
+{
+    flow_t *f = &n->f[id];
+    if (f->frozen)
+        return;
+    f->frozen = 1;
+    f->new_rate = level;
+    n->fresh[(*nfresh)++] = id;
+}
+
+/* Water-fill one component: flows comp[0..nc), resources res[0..nr)
+ * (reordered as scratch); sets each flow's new_rate. A flow freezes when
+ * one of its resources' shares or its cap is within 1e-12 of the round's
+ * level: the same rounds, levels and subtractions as the reference's
+ * flow-by-flow test, so the same doubles. */
+static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_t *res, size_t nr)
+{
+    size_t ncap = 0;
+    for (size_t k = 0; k < nr; k++) {
+        int node = res[k] >> 1;
+        if (res[k] & 1) {
+            n->rem_i[node] = n->cap_node[node];
+            n->cnt_i[node] = 0;
+        } else {
+            n->rem_e[node] = n->cap_node[node];
+            n->cnt_e[node] = 0;
+        }
+    }
+    for (size_t k = 0; k < nc; k++) {
+        flow_t *f = &n->f[comp[k]];
+        f->frozen = 0;
+        n->cnt_e[f->src]++;
+        n->cnt_i[f->dst]++;
+        if (f->cap > 0)
+            n->capped[ncap++] = comp[k];
+    }
+    for (size_t unfrozen = nc; unfrozen > 0;) {
+        double level = fill_level(n, res, &nr, n->capped, &ncap);
+        double thr = level + level * 1e-12;
+        size_t nfresh = 0;
+        for (size_t k = 0; k < nr; k++) {
+            if (res_share(n, res[k]) > thr)
+                continue;
+            int in = res[k] & 1;
+            uint32_t id = in ? n->head_i[res[k] >> 1] : n->head_e[res[k] >> 1];
+            for (; id != NO_FLOW; id = in ? n->f[id].in_next : n->f[id].out_next)
+                fill_freeze(n, id, level, &nfresh);
+        }
+        for (size_t k = 0; k < ncap; k++)
+            if (n->f[n->capped[k]].cap <= thr)
+                fill_freeze(n, n->capped[k], level, &nfresh);
+        for (size_t k = 0; k < nfresh; k++) {
+            const flow_t *f = &n->f[n->fresh[k]];
+            n->rem_e[f->src] -= level;
+            n->rem_i[f->dst] -= level;
+            n->cnt_e[f->src]--;
+            n->cnt_i[f->dst]--;
+        }
+        unfrozen -= nfresh;
+    }
+}
+
+/* A fresh component search: nothing seen yet. */
+static void epoch_next(sim_net_t *n)
+{
+    if (++n->epoch != 0)
+        return;
+    memset(n->seen_e, 0, (size_t)n->n_nodes * sizeof *n->seen_e);
+    memset(n->seen_i, 0, (size_t)n->n_nodes * sizeof *n->seen_i);
+    for (size_t i = 0; i < n->n_f; i++)
+        n->f[i].seen = 0;
+    n->epoch = 1;
+}
+
+static void scratch_grow(sim_net_t *n, size_t need)
+{
+    if (need <= n->cap_scratch)
+        return;
+    size_t cap = n->cap_scratch;
+    sim_grow((void **)&n->comp, &cap, need, sizeof *n->comp, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->capped, &cap, need, sizeof *n->capped, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->fresh, &cap, need, sizeof *n->fresh, "net scratch");
+    n->cap_scratch = cap;
+}
+
+static int32_t uf_find(int32_t *uf, int32_t r)
+{
+    while (uf[r] != r) {
+        uf[r] = uf[uf[r]];
+        r = uf[r];
+    }
+    return r;
+}
+
+/* Label active[k] with its component (a resource of it) in comp[k]. */
+static void full_label(sim_net_t *n)
+{
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        n->uf[RES_E(f->src)] = RES_E(f->src);
+        n->uf[RES_I(f->dst)] = RES_I(f->dst);
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        int32_t a = uf_find(n->uf, RES_E(f->src)), b = uf_find(n->uf, RES_I(f->dst));
+        if (a != b)
+            n->uf[a] = b;
+    }
+    for (size_t k = 0; k < n->n_active; k++)
+        n->comp[k] = (uint32_t)uf_find(n->uf, RES_E(n->f[n->active[k]].src));
+}
+
 /* The rate an unfrozen flow would get at this round: its equal share of
  * what is left on its sender's egress and its receiver's ingress, under
  * its own cap. */
 static double flow_share(const sim_net_t *n, const flow_t *f)
 {
-    double share = fmin(n->rem_e[f->src] / n->cnt_e[f->src], n->rem_i[f->dst] / n->cnt_i[f->dst]);
-    return f->cap > 0 ? fmin(share, f->cap) : share;
+    double e = n->rem_e[f->src] / n->cnt_e[f->src];
+    double i = n->rem_i[f->dst] / n->cnt_i[f->dst];
+    double s = e < i ? e : i;
+    return f->cap > 0 && f->cap < s ? f->cap : s;
 }
 
-/* Water-filling over the active flows, then reschedule the completions of
- * flows whose rate changed. */
-static void recompute(sim_net_t *n)
+/* One round of the reference over every unfrozen flow: the least share
+ * per component, then freeze the flows within 1e-12 of their
+ * component's. Returns how many froze. */
+static size_t full_round(sim_net_t *n)
 {
-    size_t unfrozen = 0;
+    size_t froze = 0;
+    for (size_t k = 0; k < n->n_active; k++)
+        if (!n->f[n->active[k]].frozen)
+            n->lvl[n->comp[k]] = INFINITY;
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        double s = f->frozen ? INFINITY : flow_share(n, f);
+        if (s < n->lvl[n->comp[k]])
+            n->lvl[n->comp[k]] = s;
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        double level = n->lvl[n->comp[k]] < 0 ? 0 : n->lvl[n->comp[k]];
+        if (!f->frozen && flow_share(n, f) <= level + level * 1e-12) {
+            f->frozen = 1;
+            f->new_rate = level;
+        }
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        if (f->frozen != 1)
+            continue;
+        f->frozen = 2; /* applied */
+        n->rem_e[f->src] -= f->new_rate;
+        n->rem_i[f->dst] -= f->new_rate;
+        n->cnt_e[f->src]--;
+        n->cnt_i[f->dst]--;
+        froze++;
+    }
+    return froze;
+}
+
+/* The reference: every active flow refilled from scratch, flow by flow,
+ * each component at its own levels, then every rate applied in active[]
+ * order. O(flows^2) per change. */
+static void recompute_full(sim_net_t *n)
+{
+    full_label(n);
     for (size_t k = 0; k < n->n_active; k++) {
         flow_t *f = &n->f[n->active[k]];
         n->rem_e[f->src] = n->cap_node[f->src];
@@ -149,57 +485,59 @@ static void recompute(sim_net_t *n)
         f->frozen = 0;
         n->cnt_e[f->src]++;
         n->cnt_i[f->dst]++;
-        unfrozen++;
     }
-    sim_grow((void **)&n->new_rate, &n->cap_new_rate, n->n_active + 1, sizeof *n->new_rate,
-             "net rates");
-    double *new_rate = n->new_rate;
-    while (unfrozen > 0) {
-        double level = INFINITY;
-        for (size_t k = 0; k < n->n_active; k++) {
-            const flow_t *f = &n->f[n->active[k]];
-            if (!f->frozen)
-                level = fmin(level, flow_share(n, f));
-        }
-        if (level < 0)
-            level = 0;
-        /* Freeze every flow held at this level (its resource or its cap). */
-        double eps = level * 1e-12;
-        for (size_t k = 0; k < n->n_active; k++) {
-            flow_t *f = &n->f[n->active[k]];
-            if (!f->frozen && flow_share(n, f) <= level + eps) {
-                f->frozen = 1;
-                new_rate[k] = level;
-            }
-        }
-        for (size_t k = 0; k < n->n_active; k++) {
-            flow_t *f = &n->f[n->active[k]];
-            if (f->frozen != 1)
-                continue;
-            f->frozen = 2; /* applied */
-            n->rem_e[f->src] -= level;
-            n->rem_i[f->dst] -= level;
-            n->cnt_e[f->src]--;
-            n->cnt_i[f->dst]--;
-            unfrozen--;
-        }
-    }
+    for (size_t unfrozen = n->n_active; unfrozen > 0;)
+        unfrozen -= full_round(n);
     sim_time_t now = sim_evq_now(n->q);
-    for (size_t k = 0; k < n->n_active; k++) {
-        uint32_t id = n->active[k];
-        flow_t *f = &n->f[id];
-        if (new_rate[k] == f->rate && f->ev)
-            continue;
-        f->rate = new_rate[k];
-        if (f->ev)
-            sim_evq_cancel(n->q, f->ev);
-        f->ev = 0;
-        if (f->rate > 0) {
-            double s = f->left / f->rate;
-            sim_time_t dt = (sim_time_t)ceil(s * 1e9);
-            f->ev = sim_evq_at(n->q, now + (dt > 0 ? dt : 0), flow_done, n, id);
-        }
+    for (size_t k = 0; k < n->n_active; k++)
+        flow_apply(n, n->active[k], now);
+}
+
+static int pos_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Refill the components holding resources seeds[0..ns), each on its own,
+ * then apply their new rates in active[] order: the order in which the
+ * reference queues completions, as every other flow keeps its rate. */
+static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
+{
+    scratch_grow(n, n->n_active + 1);
+    if (n->reference) {
+        recompute_full(n);
+        return;
     }
+    epoch_next(n);
+    size_t nr = 0, nc = 0;
+    for (int s = 0; s < ns; s++) {
+        size_t r0 = nr, c0 = nc;
+        comp_collect(n, seeds[s], &nr, &nc);
+        if (nc > c0)
+            fill_component(n, n->comp + c0, nc - c0, n->res + r0, nr - r0);
+    }
+    for (size_t k = 0; k < nc; k++)
+        n->comp[k] = n->f[n->comp[k]].pos;
+    qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    sim_time_t now = sim_evq_now(n->q);
+    for (size_t k = 0; k < nc; k++)
+        flow_apply(n, n->active[n->comp[k]], now);
+}
+
+void sim_net_set_reference(sim_net_t *n, int on)
+{
+    n->reference = on;
+    if (on && !n->uf) {
+        n->uf = sim_xcalloc(2 * (size_t)n->n_nodes, sizeof *n->uf, "net reference");
+        n->lvl = sim_xcalloc(2 * (size_t)n->n_nodes, sizeof *n->lvl, "net reference");
+    }
+}
+
+double sim_net_rate(const sim_net_t *n, uint32_t id)
+{
+    SIM_ASSERT(id < n->n_f && n->f[id].state != F_FREE);
+    return n->f[id].state == F_ACTIVE ? n->f[id].rate : 0;
 }
 
 static void active_remove(sim_net_t *n, uint32_t id)
@@ -208,6 +546,7 @@ static void active_remove(sim_net_t *n, uint32_t id)
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
     n->f[last].pos = pos;
+    flow_unlink(n, id);
 }
 
 /* Take flow id out of the network (settled beforehand). */
@@ -243,8 +582,9 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     void *dobj = f->obj;
     int64_t darg = f->arg;
     f->ev = 0; /* this very event */
+    int32_t seeds[2] = {RES_E(f->src), RES_I(f->dst)};
     flow_release(n, id);
-    recompute(n);
+    recompute(n, seeds, 2);
     done(ctx, dobj, darg);
 }
 
@@ -253,9 +593,10 @@ void sim_net_cancel(sim_net_t *n, uint32_t id)
     SIM_ASSERT(n->f[id].state != F_FREE);
     sim_net_settle(n);
     int was_active = n->f[id].state == F_ACTIVE;
+    int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
     flow_release(n, id);
     if (was_active)
-        recompute(n);
+        recompute(n, seeds, 2);
 }
 
 static void flow_activate(void *ctx, void *obj, int64_t arg)
@@ -272,7 +613,9 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     sim_grow((void **)&n->active, &n->cap_active, n->n_active + 1, sizeof *n->active, "net active");
     f->pos = (uint32_t)n->n_active;
     n->active[n->n_active++] = id;
-    recompute(n);
+    flow_link(n, id);
+    int32_t seed = RES_E(f->src);
+    recompute(n, &seed, 1);
 }
 
 uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
@@ -316,14 +659,34 @@ void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
     f->cap = cap_bytes_per_s;
     if (f->state == F_ACTIVE) {
         sim_net_settle(n);
-        recompute(n);
+        int32_t seed = RES_E(f->src);
+        recompute(n, &seed, 1);
     }
+}
+
+/* ns rounded to the nearest integer, halves away from 0, as llround does
+ * but without the libm call (the schedulers call the estimate for every
+ * candidate node); held within +-SIM_MAX_DURATION_NS (NaN: the bound). */
+static sim_time_t ns_round(double ns)
+{
+    if (!(ns < (double)SIM_MAX_DURATION_NS))
+        return SIM_MAX_DURATION_NS;
+    if (ns <= -(double)SIM_MAX_DURATION_NS)
+        return -SIM_MAX_DURATION_NS;
+    sim_time_t t = (sim_time_t)ns; /* toward 0 */
+    double frac = ns - (double)t;  /* exact */
+    if (frac >= 0.5)
+        t++;
+    else if (frac <= -0.5)
+        t--;
+    return t;
 }
 
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
 {
-    double rate = fmin(n->cap_node[src] / (n->n_out[src] + 1), n->cap_node[dst] / (n->n_in[dst] + 1));
-    return (sim_time_t)llround((n->prof.latency_s + bytes / rate) * 1e9);
+    double e = n->cap_node[src] / (n->n_out[src] + 1), i = n->cap_node[dst] / (n->n_in[dst] + 1);
+    double rate = e < i ? e : i;
+    return ns_round((n->prof.latency_s + bytes / rate) * 1e9);
 }
 
 size_t sim_net_active(const sim_net_t *n)

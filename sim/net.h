@@ -2,9 +2,10 @@
  * capacity; a transfer is a flow between two nodes that, after a setup
  * latency, shares bandwidth max-min fairly over its sender's egress and
  * its receiver's ingress (optionally under its own rate cap). Rates are
- * recomputed only when a flow starts, ends or changes its cap: no
- * per-packet events. Invariant: every byte of a flow is accounted to its
- * link class and to its sender when it moves. */
+ * recomputed only when a flow starts, ends or changes its cap, and only
+ * for the flows linked to it through shared NICs: no per-packet events.
+ * Invariant: every byte of a flow is accounted to its link class and to
+ * its sender when it moves. */
 #ifndef SIM_NET_H
 #define SIM_NET_H
 
@@ -71,8 +72,17 @@ void sim_net_cancel(sim_net_t *n, uint32_t flow);
 /* Change a running flow's cap (0 lifts it); rates are recomputed. */
 void sim_net_set_cap(sim_net_t *n, uint32_t flow, double cap_bytes_per_s);
 
+/* The rate flow (started, not finished) moves at now, bytes/s: 0 while
+ * it is being set up. */
+double sim_net_rate(const sim_net_t *n, uint32_t flow);
+/* on: refill every flow from scratch at each change, O(flows^2), instead
+ * of only the changed flow's component; the same rates and completions,
+ * as the reference the refill is tested against. */
+void sim_net_set_reference(sim_net_t *n, int on);
+
 /* Predicted time to move bytes from src to dst if started now: setup
- * latency plus bytes at the fair share a new flow would get. O(1). */
+ * latency plus bytes at the fair share a new flow would get, rounded to
+ * the ns and held at SIM_MAX_DURATION_NS. O(1). */
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes);
 
 /* Flows started and not finished. */
