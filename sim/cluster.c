@@ -358,7 +358,7 @@ double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req
 double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];
-    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = d->ctx_tok + d->ctx_inbound;
+    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = sim_decode_ctx_now(c, j) + d->ctx_inbound;
     int64_t rsv = d->kv_used_tok + d->rsv_inbound;
     if (r && !r->inbound) {
         n++;
@@ -435,7 +435,7 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
     sim_time_t *iter = sim_xmalloc((size_t)nd * sizeof *iter + 1, "forecast iter");
     for (int j = 0; j < nd; j++) {
         const decode_inst_t *d = &c->dc[j];
-        iter[j] = d->b.n ? model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok)
+        iter[j] = d->b.n ? model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, sim_decode_ctx_now(c, j))
                              : model_cost_decode_ns(c->a.cost, 1, 0);
     }
     /* When each request still in prefill will reach decode: its instance's
@@ -457,10 +457,10 @@ void sim_cluster_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_t
         sim_time_t join, leave;
         int64_t rctx = r->input_tok;
         if (r->decode_join_ns > 0) { /* decoding */
-            const decode_inst_t *d = &c->dc[j];
+            int64_t it = sim_decode_iter_now(c, j);
             join = r->decode_join_ns;
-            rctx += 1 + (d->b.iter - r->join_iter);
-            leave = now + (oracle ? (r->finish_iter - d->b.iter + 1) * iter[j]
+            rctx += 1 + (it - r->join_iter);
+            leave = now + (oracle ? (r->finish_iter - it + 1) * iter[j]
                                   : sim_cluster_decode_residual_ns(c, now - join, t_d_ns, learned));
         } else {
             /* in prefill (forecast_join set above), or prefilled and on its way */

@@ -391,5 +391,9 @@ grep -q '\[first_token\]' "$T/out" && grep -q '\[ttft\]' "$T/out" && ok || bad "
 expect 2 "$T/nope/config.json" "$BIN" check "$T/ck/vllm" "$T/nope"
 grep -q "$T/ck/vllm: ok" "$T/out" && ok || bad "check did not go on after an unreadable directory"
 
+# Decode iterations batched into spans give the results of one event per
+# iteration, byte for byte.
+sh "$(dirname "$0")/decode_span.sh" "$BIN" >"$T/span" 2>&1 && ok || bad "decode spans: $(grep FAIL "$T/span" | head -5)"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
