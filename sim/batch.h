@@ -15,7 +15,8 @@ typedef struct sim_batch {
     sim_req_t **heap;   /* min-heap on (finish_iter, id) */
     size_t n, cap;
     int64_t iter;       /* iterations completed */
-    sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)] */
+    sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)]; from iter
+                         * on, those planned ahead (sim/decode.c's spans) */
     size_t ring_cap;
 } sim_batch_t;
 

@@ -387,7 +387,7 @@ double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req
 double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];
-    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = d->ctx_tok + d->ctx_inbound;
+    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = sim_decode_ctx_now(c, j) + d->ctx_inbound;
     int64_t rsv = d->kv_used_tok + d->rsv_inbound;
     if (r && !r->inbound) {
         n++;
@@ -458,7 +458,10 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
 sim_cluster_batch_view_t sim_cluster_decode_batch(const sim_cluster_t *c, int j)
 {
     const decode_inst_t *d = &c->dc[j];
-    return (sim_cluster_batch_view_t){.n = (int64_t)d->b.n, .ctx_tok = d->ctx_tok, .iter = d->b.iter};
+    /* As of the running event: a decode span has its iterations ahead in
+     * the ring (sim/decode.c). */
+    return (sim_cluster_batch_view_t){
+        .n = (int64_t)d->b.n, .ctx_tok = sim_decode_ctx_now(c, j), .iter = sim_decode_iter_now(c, j)};
 }
 
 const sim_req_t *sim_cluster_live_next(const sim_cluster_t *c, const sim_req_t *prev)

@@ -27,7 +27,14 @@ typedef struct decode_inst {
     int64_t kv_used_tok; /* reserved: input + output of each batch member */
     int64_t ctx_tok;     /* current context tokens of the batch */
     int running;
-    sim_time_t iter_start_ns;
+    sim_time_t iter_start_ns; /* start of iteration b.iter */
+    /* Iterations b.iter .. span_end run as one event at the end of
+     * span_end (sim/decode.c); their end times are in the ring ahead of
+     * b.iter. span_end == b.iter when one iteration (or none) runs. */
+    int64_t span_end;
+    uint64_t span_seq;       /* sequence number of the span's event */
+    sim_event_id_t span_ev;  /* its id */
+    int step_mode;           /* 0: not yet read; 1: one event per iteration; 2: spans */
     int64_t n_assigned; /* requests placed here and not finished */
     int64_t tok_assigned; /* their input tokens */
     int64_t rsv_assigned; /* their input + output tokens (VRAM they will reserve) */
@@ -110,6 +117,10 @@ sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t
 void sim_prefill_release(sim_req_t *r);
 
 /* decode.c */
+/* Iterations completed by decode instance j and its batch's context
+ * tokens as of the running event (iterations inside a span included). */
+int64_t sim_decode_iter_now(const sim_cluster_t *c, int j);
+int64_t sim_decode_ctx_now(const sim_cluster_t *c, int j);
 /* Run r's prefill on decode instance j between iterations (inlining). */
 void sim_decode_inline(sim_cluster_t *c, sim_req_t *r);
 /* All of r's KV is in the decode node's DRAM: load it into VRAM, then

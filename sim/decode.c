@@ -1,12 +1,30 @@
-/* sim/decode.c: decode instances: continuous batching with one event per
- * iteration. A request arrives when its KV is in the node's DRAM, is
- * loaded into VRAM (host-to-device), then joins a batch at an iteration
- * boundary when a slot and VRAM for its whole KV (input + output) are free.
- * The batch and its ring of iteration end times are in sim/batch.h. */
+/* sim/decode.c: decode instances: continuous batching. A request arrives
+ * when its KV is in the node's DRAM, is loaded into VRAM (host-to-device),
+ * then joins a batch at an iteration boundary when a slot and VRAM for its
+ * whole KV (input + output) are free. The batch and its ring of iteration
+ * end times are in sim/batch.h.
+ * Iterations between batch changes run as one event (a span), with the
+ * results of one event per iteration (MOONCAKE_SIM_DECODE_STEP=1 selects
+ * that, the reference the tests compare against): the span's end times go
+ * into the ring ahead, from the same cost-model calls and integer sums;
+ * its event, and each iteration inside it when compared with another
+ * event, takes the place in the queue's order that iteration's own event
+ * would have had (scheduled at the previous iteration's end,
+ * sim_evq_at_as_of). A span ends at the next completion; an arrival that
+ * would join (or a prefill to inline) cuts it at the next boundary; other
+ * readers see the state as of the running event through
+ * sim_decode_iter_now and sim_decode_ctx_now. One order is not kept: an
+ * event scheduled exactly at an iteration's end inside a span, and due
+ * exactly at a later iteration's end, meets that iteration as if it had
+ * been scheduled after the iteration's own event (stepping orders it by
+ * which of the two scheduling events ran first); it takes two coincidences
+ * to the nanosecond. */
 #include "sim/cluster_int.h"
 #include "sim/reqq.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
 {
@@ -26,6 +44,7 @@ static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
 }
 
 static void decode_iter_done(void *ctx, void *obj, int64_t arg);
+static void span_start(sim_cluster_t *c, decode_inst_t *d);
 
 /* Queue r for a batch slot (its KV is in VRAM). */
 static void wait_append(decode_inst_t *d, sim_req_t *r)
@@ -33,11 +52,89 @@ static void wait_append(decode_inst_t *d, sim_req_t *r)
     sim_reqq_push_back(&d->wait_head, &d->wait_tail, r);
 }
 
-/* Admit waiting requests in FIFO order while the batch has a slot and the
- * VRAM left after weights holds their whole KV (input + output), then start
- * an iteration if the batch is not empty. */
 static void inline_done(void *ctx, void *obj, int64_t arg);
 
+/* Where the event of iteration i's end (i in b.iter .. span_end) stands
+ * in the queue's order: scheduled when iteration i started. */
+static sim_evq_pos_t iter_pos(const decode_inst_t *d, int64_t i)
+{
+    return (sim_evq_pos_t){
+        .t = sim_batch_ring_at(&d->b, i),
+        .pushed = i == d->b.iter ? d->iter_start_ns : sim_batch_ring_at(&d->b, i - 1),
+        .seq = d->span_seq};
+}
+
+/* The first iteration of the running span whose end comes after the
+ * running event (b.iter when no span runs). O(log span). */
+static int64_t span_next(const sim_cluster_t *c, const decode_inst_t *d)
+{
+    int64_t lo = d->b.iter, hi = d->span_end;
+    if (lo == hi)
+        return lo;
+    sim_evq_pos_t cur = sim_evq_current(c->evq);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (sim_evq_pos_less(iter_pos(d, mid), cur))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t sim_decode_iter_now(const sim_cluster_t *c, int j)
+{
+    return span_next(c, &c->dc[j]);
+}
+
+int64_t sim_decode_ctx_now(const sim_cluster_t *c, int j)
+{
+    const decode_inst_t *d = &c->dc[j];
+    return d->ctx_tok + (span_next(c, d) - d->b.iter) * (int64_t)d->b.n;
+}
+
+/* Start iteration b.iter now with the batch as it is. In span mode its
+ * iterations run to the next completion (the batch's top): their end
+ * times go into the ring, each from the context as stepping would grow
+ * it, and one event marks the last. */
+static void span_start(sim_cluster_t *c, decode_inst_t *d)
+{
+    if (!d->step_mode) {
+        const char *e = getenv("MOONCAKE_SIM_DECODE_STEP");
+        d->step_mode = e && e[0] && strcmp(e, "0") ? 1 : 2;
+    }
+    sim_time_t now = sim_evq_now(c->evq);
+    int64_t k = d->b.iter, n = (int64_t)d->b.n;
+    int64_t f = d->step_mode == 1 ? k : d->b.heap[0]->finish_iter;
+    SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
+    sim_time_t t = now;
+    for (int64_t i = k; i <= f; i++) {
+        t += model_cost_decode_ns(c->a.cost, n, d->ctx_tok + (i - k) * n);
+        d->b.ring[(size_t)i & (d->b.ring_cap - 1)] = t;
+    }
+    d->running = 1;
+    d->iter_start_ns = now;
+    d->span_end = f;
+    d->span_seq = sim_evq_next_seq(c->evq);
+    d->span_ev = sim_evq_at_as_of(c->evq, t, f == k ? now : sim_batch_ring_at(&d->b, f - 1),
+                                  decode_iter_done, d, 0);
+}
+
+/* Something joins at the next boundary: end the span there. */
+static void span_cut(sim_cluster_t *c, decode_inst_t *d)
+{
+    int64_t i = span_next(c, d);
+    if (i >= d->span_end)
+        return;
+    sim_evq_cancel(c->evq, d->span_ev);
+    d->span_end = i;
+    d->span_ev = sim_evq_at_as_of(c->evq, sim_batch_ring_at(&d->b, i), iter_pos(d, i).pushed,
+                                  decode_iter_done, d, 0);
+}
+
+/* Admit waiting requests in FIFO order while the batch has a slot and the
+ * VRAM left after weights holds their whole KV (input + output), then start
+ * an iteration (a span) if the batch is not empty. */
 static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
 {
     SIM_ASSERT(!d->running);
@@ -71,12 +168,30 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
                  "decode fresh");
         d->fresh[d->n_fresh++] = r;
     }
-    if (d->b.n == 0)
-        return;
-    sim_time_t dur = model_cost_decode_ns(c->a.cost, (int64_t)d->b.n, d->ctx_tok);
-    d->running = 1;
-    d->iter_start_ns = sim_evq_now(c->evq);
-    sim_evq_after(c->evq, dur, decode_iter_done, d, 0);
+    if (d->b.n > 0)
+        span_start(c, d);
+}
+
+/* The end of iteration b.iter at t: its log entry, metrics and context
+ * growth, as the iteration's own event does them. */
+static void iter_end(sim_cluster_t *c, decode_inst_t *d, sim_time_t t)
+{
+    sim_time_t dur = t - d->iter_start_ns;
+    int64_t k = d->b.iter;
+    /* A request that decoded in the previous iteration got its last token
+     * when that one ended; an inlined prefill may have run since. */
+    sim_time_t prev_end = k > 0 ? sim_batch_ring_at(&d->b, k - 1) : d->iter_start_ns;
+    sim_batch_iter_end(&d->b, t);
+    sim_metrics_decode_iter(c->m, dur, (int64_t)d->b.n);
+    /* Requests in their first step: the interval since their first token
+     * (hand-off and waiting included); the rest: since the previous
+     * iteration ended (this iteration, plus any inlined prefill before it). */
+    sim_metrics_tbt(c->m, t - prev_end, (uint64_t)(d->b.n - d->n_fresh));
+    for (size_t i = 0; i < d->n_fresh; i++)
+        sim_metrics_tbt(c->m, t - d->fresh[i]->first_token_ns, 1);
+    d->n_fresh = 0;
+    d->ctx_tok += (int64_t)d->b.n;
+    d->iter_start_ns = t;
 }
 
 static void decode_iter_done(void *ctx, void *obj, int64_t arg)
@@ -84,23 +199,12 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     decode_inst_t *d = obj;
     (void)arg;
-    sim_time_t now = sim_evq_now(c->evq);
-    sim_time_t dur = now - d->iter_start_ns;
+    while (d->b.iter < d->span_end)
+        iter_end(c, d, sim_batch_ring_at(&d->b, d->b.iter));
     int64_t k = d->b.iter;
-    /* A request that decoded in the previous iteration got its last token
-     * when that one ended; an inlined prefill may have run since. */
-    sim_time_t prev_end = k > 0 ? sim_batch_ring_at(&d->b, k - 1) : d->iter_start_ns;
-    sim_batch_iter_end(&d->b, now);
+    iter_end(c, d, sim_evq_now(c->evq));
+    d->span_end = d->b.iter;
     d->running = 0;
-    sim_metrics_decode_iter(c->m, dur, (int64_t)d->b.n);
-    /* Requests in their first step: the interval since their first token
-     * (hand-off and waiting included); the rest: since the previous
-     * iteration ended (this iteration, plus any inlined prefill before it). */
-    sim_metrics_tbt(c->m, now - prev_end, (uint64_t)(d->b.n - d->n_fresh));
-    for (size_t i = 0; i < d->n_fresh; i++)
-        sim_metrics_tbt(c->m, now - d->fresh[i]->first_token_ns, 1);
-    d->n_fresh = 0;
-    d->ctx_tok += (int64_t)d->b.n;
     while (d->b.n > 0 && d->b.heap[0]->finish_iter == k)
         decode_complete(c, d, sim_batch_pop(&d->b));
     SIM_ASSERT(d->b.n == 0 || d->b.heap[0]->finish_iter > k);
@@ -113,9 +217,16 @@ static void kv_in_vram(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
     decode_inst_t *d = &c->dc[arg];
+    /* It joins at the next boundary when nothing waits before it and a
+     * slot and VRAM are free; else not before a completion (these do not
+     * change within a span). */
+    int joins = !d->wait_head && (int64_t)d->b.n < c->a.pd.decode_max_batch &&
+                d->kv_used_tok + r->input_tok + r->output_tok <= c->kv_cap_tok;
     wait_append(d, r);
     if (!d->running)
         decode_kick(c, d);
+    else if (joins)
+        span_cut(c, d);
 }
 
 /* An inlined prefill ended on the decode node: the first token is out and
@@ -150,6 +261,8 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
     sim_reqq_push_back(&d->inline_head, &d->inline_tail, r);
     if (!d->running)
         decode_kick(c, d);
+    else
+        span_cut(c, d);
 }
 
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r)

@@ -17,7 +17,7 @@ typedef struct ev_rec {
 } ev_rec_t;
 
 typedef struct ev_key {
-    sim_time_t t;
+    sim_time_t t, pushed;
     uint64_t seq;
     uint32_t slot;
 } ev_key_t;
@@ -27,6 +27,7 @@ struct sim_evq {
     sim_time_t now;
     uint64_t seq;
     uint64_t executed;
+    sim_evq_pos_t cur; /* of the event being run or last run */
     size_t n_live;
     ev_key_t *heap;
     size_t n_heap, cap_heap;
@@ -58,9 +59,12 @@ sim_time_t sim_evq_now(const sim_evq_t *q) { return q->now; }
 size_t sim_evq_pending(const sim_evq_t *q) { return q->n_live; }
 uint64_t sim_evq_executed(const sim_evq_t *q) { return q->executed; }
 
+/* pushed is nondecreasing in seq for events scheduled by sim_evq_at, so
+ * among them this is (t, seq) order; it places sim_evq_at_as_of's events. */
 static int key_less(const ev_key_t *a, const ev_key_t *b)
 {
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+    return a->t < b->t ||
+           (a->t == b->t && (a->pushed < b->pushed || (a->pushed == b->pushed && a->seq < b->seq)));
 }
 
 SIM_HEAP_DEFINE(ev_heap, ev_key_t, key_less, SIM_HEAP_UNTRACKED)
@@ -86,10 +90,20 @@ static void rec_release(sim_evq_t *q, uint32_t s)
     q->free_head = s;
 }
 
+sim_evq_pos_t sim_evq_current(const sim_evq_t *q) { return q->cur; }
+uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
+
 sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
                           int64_t arg)
 {
+    return sim_evq_at_as_of(q, t_ns, q->now, fn, obj, arg);
+}
+
+sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                                sim_event_fn fn, void *obj, int64_t arg)
+{
     SIM_ASSERT(t_ns >= q->now);
+    SIM_ASSERT(pushed_ns <= t_ns);
     SIM_ASSERT(fn != NULL);
     uint32_t s = rec_alloc(q);
     ev_rec_t *r = &q->recs[s];
@@ -99,7 +113,7 @@ sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *
     r->live = 1;
     r->cancelled = 0;
     ev_heap_push(&q->heap, &q->n_heap, &q->cap_heap,
-                 (ev_key_t){.t = t_ns, .seq = q->seq++, .slot = s}, "evq heap");
+                 (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s}, "evq heap");
     q->n_live++;
     /* gen + 1 keeps ids nonzero. */
     return ((uint64_t)(r->gen + 1u) << 32) | s;
@@ -139,6 +153,7 @@ int sim_evq_step(sim_evq_t *q)
         /* Event time never decreases: the engine's first invariant. */
         SIM_ASSERT(top.t >= q->now);
         q->now = top.t;
+        q->cur = (sim_evq_pos_t){.t = top.t, .pushed = top.pushed, .seq = top.seq};
         sim_event_fn fn = r->fn;
         void *obj = r->obj;
         int64_t arg = r->arg;

@@ -482,5 +482,9 @@ grep -qx "run: $E/arxiv/fig13_real.sh" "$T/plan" &&
 plan "" && grep -q "^skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES" "$T/plan" && ok ||
     bad "figures.sh --plan with MOONCAKE_TRACES empty: $(cat "$T/plan")"
 
+# Decode iterations batched into spans give the results of one event per
+# iteration, byte for byte.
+sh "$(dirname "$0")/decode_span.sh" "$BIN" >"$T/span" 2>&1 && ok || bad "decode spans: $(grep FAIL "$T/span" | head -5)"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

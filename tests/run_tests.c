@@ -177,6 +177,7 @@ int main(void)
         test_out_suite,
         test_summary_suite,
         test_check_suite,
+        test_decode_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

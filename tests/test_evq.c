@@ -25,6 +25,41 @@ static void record(void *ctx, void *obj, int64_t arg)
     l->n++;
 }
 
+static void stamp(void *ctx, void *obj, int64_t arg)
+{
+    log_t *l = ctx;
+    record(ctx, obj, arg);
+    if (arg == 10) {
+        /* At 5: one event at 20 placed as if scheduled at 12 (the last of
+         * a chain 5 -> 12 -> 20), and plain ones at 20 from now. */
+        sim_evq_at_as_of(l->q, 20, 12, record, NULL, 11);
+        sim_evq_after(l->q, 15, record, NULL, 12);
+    }
+    if (arg == 13) /* at 15: after 12, so after the chain's event at 20 */
+        sim_evq_after(l->q, 5, record, NULL, 14);
+}
+
+START_TEST(test_at_as_of)
+{
+    static log_t l;
+    l.n = 0;
+    sim_evq_t *q = sim_evq_new(&l);
+    l.q = q;
+    sim_evq_after(q, 20, record, NULL, 1); /* scheduled at 0 */
+    sim_evq_after(q, 5, stamp, NULL, 10);
+    sim_evq_after(q, 15, stamp, NULL, 13);
+    while (sim_evq_step(q)) {
+        sim_evq_pos_t p = sim_evq_current(q);
+        ck_assert_int_eq(p.t, sim_evq_now(q));
+    }
+    int64_t want[] = {10, 13, 1, 12, 11, 14};
+    ck_assert_int_eq(l.n, 6);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(l.args[i], want[i]);
+    sim_evq_free(q);
+}
+END_TEST
+
 START_TEST(test_order_and_ties)
 {
     static log_t l;
@@ -158,6 +193,7 @@ Suite *test_evq_suite(void)
     Suite *s = suite_create("evq");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_order_and_ties);
+    tcase_add_test(tc, test_at_as_of);
     tcase_add_test(tc, test_zero_delay_from_handler);
     tcase_add_test(tc, test_cancel);
     tcase_add_test(tc, test_random_against_model);
