@@ -360,6 +360,11 @@ sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int ds
                                (double)(tok * c->kv_bytes_per_tok));
 }
 
+double sim_cluster_send_share(const sim_cluster_t *c, int i)
+{
+    return sim_net_send_share(c->net, sim_cluster_pool_node(c, i));
+}
+
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
 {
     const decode_inst_t *d = &c->dc[j];

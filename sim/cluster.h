@@ -209,5 +209,8 @@ sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j,
  * instance src's node to instance dst's, from the network's state now. */
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
                                          const sim_req_t *r, uint32_t have, uint32_t want);
+/* The network's send share of prefill instance i's node (sim_net_send_share):
+ * of several sources, the one with the largest fetches soonest anywhere. */
+double sim_cluster_send_share(const sim_cluster_t *c, int i);
 
 #endif

@@ -682,9 +682,11 @@ static sim_time_t ns_round(double ns)
     return t;
 }
 
+double sim_net_send_share(const sim_net_t *n, int src) { return n->cap_node[src] / (n->n_out[src] + 1); }
+
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
 {
-    double e = n->cap_node[src] / (n->n_out[src] + 1), i = n->cap_node[dst] / (n->n_in[dst] + 1);
+    double e = sim_net_send_share(n, src), i = n->cap_node[dst] / (n->n_in[dst] + 1);
     double rate = e < i ? e : i;
     return ns_round((n->prof.latency_s + bytes / rate) * 1e9);
 }

@@ -84,6 +84,10 @@ void sim_net_set_reference(sim_net_t *n, int on);
  * latency plus bytes at the fair share a new flow would get, rounded to
  * the ns and held at SIM_MAX_DURATION_NS. O(1). */
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes);
+/* The sending side of that fair share: src's NIC over its flows out plus
+ * one. sim_net_estimate_ns never grows as it grows (the same doubles), so
+ * among sources for one destination the largest share sends soonest. */
+double sim_net_send_share(const sim_net_t *n, int src);
 
 /* Flows started and not finished. */
 size_t sim_net_active(const sim_net_t *n);

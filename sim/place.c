@@ -54,10 +54,26 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     uint32_t best_len = 0;
     for (int i = 0; i < n; i++)
         best_len = leads[i] > best_len ? leads[i] : best_len;
-    int n_holders = 0; /* the instances holding best_len, in index order */
-    for (int i = 0; i < n; i++)
-        if (leads[i] == best_len)
-            s->holders[n_holders++] = i;
+    /* The holders of best_len as their distinct send shares, each with
+     * its first holder, in index order; fastest: the first of the largest. */
+    int n_shares = 0, fastest = -1;
+    double top = 0;
+    for (int i = 0; allow_fetch && i < n; i++) {
+        if (leads[i] != best_len)
+            continue;
+        double share = sim_cluster_send_share(c, i);
+        int k = 0;
+        while (k < n_shares && s->shares[k] != share)
+            k++;
+        if (k == n_shares) {
+            s->shares[n_shares] = share;
+            s->holders[n_shares++] = i;
+            if (fastest < 0 || share > top) {
+                fastest = i;
+                top = share;
+            }
+        }
+    }
     int best = 0;
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
@@ -67,14 +83,17 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
         uint32_t own = leads[i];
         if (allow_fetch && best_len > own &&
             (own == 0 || (double)best_len / (double)own > threshold)) {
-            /* The holder whose link to i is least busy sends it soonest. */
-            sim_time_t t_best = INT64_MAX;
-            for (int k = 0; k < n_holders; k++) {
+            /* The first holder, in index order, whose link to i sends it
+             * soonest. The largest send share attains the least estimate
+             * (it never grows with the share), and holders of one share
+             * estimate alike, so the first holder of the first share that
+             * equals it is the one a scan of every holder would pick. */
+            sim_time_t t_best = sim_cluster_fetch_estimate_ns(c, fastest, i, r, own, best_len);
+            for (int k = 0; k < n_shares; k++) {
                 int h = s->holders[k];
-                sim_time_t t = sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len);
-                if (t < t_best) {
-                    t_best = t;
+                if (sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len) == t_best) {
                     e->fetch_from = h;
+                    break;
                 }
             }
             transfer_ns = t_best;
@@ -100,6 +119,7 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     s->leads = sim_xmalloc(n * sizeof *s->leads, "placement leads");
     s->est = sim_xmalloc(n * sizeof *s->est, "placement estimates");
     s->holders = sim_xmalloc(n * sizeof *s->holders, "placement holders");
+    s->shares = sim_xmalloc(n * sizeof *s->shares, "placement shares");
     return s;
 }
 
@@ -111,5 +131,6 @@ void sim_place_scratch_free(void *scratch)
     sim_free(s->leads);
     sim_free(s->est);
     sim_free(s->holders);
+    sim_free(s->shares);
     sim_free(s);
 }

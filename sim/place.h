@@ -66,7 +66,11 @@ typedef struct sim_place_est {
 typedef struct sim_place_scratch {
     uint32_t *leads;      /* each instance's own cached prefix, blocks */
     sim_place_est_t *est; /* each instance's estimate */
-    int *holders;         /* the instances holding the longest prefix */
+    /* The holders of the longest prefix by send share (sim_cluster_send_share):
+     * each distinct share once, with the first holder (in index order)
+     * that has it; a source's estimate depends on nothing else. */
+    int *holders;
+    double *shares;
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);
@@ -80,8 +84,9 @@ void sim_place_scratch_free(void *scratch);
  * hand-off to that decode instance that prefill does not cover (the KV
  * streams while prefill runs), from the network's state now. Returns the
  * instance with the lowest TTFT (ties: lowest index). One walk of the
- * pool for every instance's prefix, then O(instances + fetching instances
- * x holders). */
+ * pool for every instance's prefix, then O(instances + holders x distinct
+ * send shares + fetching instances x distinct send shares): the holders'
+ * flows out take a handful of values, not one per holder. */
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
                           double threshold, int decode, sim_place_scratch_t *s);
 
