@@ -22,6 +22,7 @@ rep=${BENCH_REPEAT:-3}
 n_over=0
 over() { if awk -v v="$1" -v l="$2" 'BEGIN { exit !(v > l) }'; then n_over=$((n_over + 1)); echo "  over budget"; fi; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+r3() { awk -v x="$1" 'BEGIN { printf "%.3f", x }'; }
 json_num() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1" | head -1; }
 # cpu_of NAME SETS...: median CPU seconds of rep runs of the 8P+8D replay
 # with SETS applied; the last run's directory is $out/NAME.
@@ -37,7 +38,7 @@ cpu_of() {
 floor=$(i=0; while [ $i -lt "$rep" ]; do "$FLOOR" "$trace" | sed 's/.*lines, \([0-9.]*\) s cpu.*/\1/'; i=$((i + 1)); done | median)
 c8=$(cpu_of p8)
 n8=$(json_num "$out/p8/summary.json" total)
-echo "conversation replay, 8P+8D kvcentric: $c8 s cpu; trace-reading floor $floor s; ratio $(awk -v a="$c8" -v b="$floor" 'BEGIN { printf "%.2f", a / b }') (budget 3)"
+echo "conversation replay, 8P+8D kvcentric: $(r3 "$c8") s cpu; trace-reading floor $(r3 "$floor") s; ratio $(awk -v a="$c8" -v b="$floor" 'BEGIN { printf "%.2f", a / b }') (budget 3)"
 over "$(awk -v a="$c8" -v b="$floor" 'BEGIN { print a / b }')" 3
 c64=$(cpu_of p64 --set cluster.prefill=64 --set cluster.decode=64 --set trace.speed=8)
 n64=$(json_num "$out/p64/summary.json" total)
@@ -63,8 +64,8 @@ w=$(json_num "$out/day1/timing.json" wall_s)
 c=$(json_num "$out/day1/timing.json" cpu_s)
 m=$(json_num "$out/day1/timing.json" peak_rss_mib)
 full=$(awk -v w="$w" -v s="$day_s" 'BEGIN { printf "%.0f", w * 86400 / s }')
-echo "day_1024, first $day_s s of the day ($nreq requests, 512P+512D): $w s wall, $c s cpu, peak $m MiB; outputs of two runs $same"
-echo "  the whole day: $full s wall$( [ "$day_s" = 86400 ] || echo ' (extrapolated)') (budget 90 s), peak $m MiB (budget 4096)"
+echo "day_1024, first $day_s s of the day ($nreq requests, 512P+512D): $(r3 "$w") s wall, $(r3 "$c") s cpu, peak $(r3 "$m") MiB; outputs of two runs $same"
+echo "  the whole day: $full s wall$( [ "$day_s" = 86400 ] || echo ' (extrapolated)') (budget 90 s), peak $(r3 "$m") MiB (budget 4096)"
 over "$full" 90
 over "$m" 4096
 [ "$same" = identical ] || n_over=$((n_over + 1))
