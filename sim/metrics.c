@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/fmt.h"
 #include "sim/hist.h"
 #include "sim/util.h"
 
@@ -28,6 +29,7 @@ struct sim_metrics {
     sim_time_t h2d_ns, ssd_ns;
     sim_time_t queue_ns_sum;
     FILE *ts;
+    sim_fmt_line_t line; /* the CSV row being built */
     int ts_np, ts_nd;
 };
 
@@ -62,6 +64,7 @@ void sim_metrics_free(sim_metrics_t *m)
 {
     if (!m)
         return;
+    sim_fmt_line_free(&m->line);
     sim_hist_free(&m->ttft);
     sim_hist_free(&m->tbt);
     sim_hist_free(&m->top10);
@@ -90,6 +93,68 @@ static const char *status_name(sim_req_status_t s)
         break;
     }
     return "active";
+}
+
+/* Fields of a requests.csv row: seconds with 6 decimals, integers. */
+static void sec6(sim_fmt_line_t *l, double s)
+{
+    sim_fmt_fix(l, s, 6);
+    sim_fmt_str(l, ",");
+}
+
+static void int_f(sim_fmt_line_t *l, int64_t v)
+{
+    sim_fmt_int(l, v);
+    sim_fmt_str(l, ",");
+}
+
+/* r's row of requests.csv (columns: sim_metrics_csv_header), built and
+ * written whole; numbers as printf("%.6f") / "%lld" would write them. */
+static void csv_row(sim_metrics_t *m, const sim_req_t *r, sim_time_t ttft, sim_time_t prefill,
+                    int prefilled)
+{
+    sim_fmt_line_t *l = &m->line;
+    int_f(l, r->id);
+    sec6(l, s_of(r->arrival_ns));
+    int_f(l, r->input_tok);
+    int_f(l, r->output_tok);
+    sim_fmt_str(l, status_name(r->status));
+    sim_fmt_str(l, ",");
+    int_f(l, r->prefill_inst);
+    int_f(l, r->decode_inst);
+    int_f(l, r->cached_tok);
+    if (r->status == SIM_REQ_COMPLETED) {
+        const double v[] = {s_of(ttft), r->tbt_mean_s, r->tbt_p90_s, r->tbt_max_s, r->tbt_top10_s};
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            sec6(l, v[i]);
+    } else {
+        sim_fmt_str(l, ",,,,,");
+    }
+    sec6(l, s_of(r->finish_ns));
+    if (prefilled) {
+        sec6(l, s_of(r->prefill_start_ns - r->arrival_ns));
+        sec6(l, s_of(prefill));
+        sec6(l, s_of(r->transfer_ns));
+        int_f(l, r->cached_dram_tok);
+        int_f(l, r->cached_ssd_tok);
+        sec6(l, s_of(r->load_ns));
+        int_f(l, r->fetched_tok);
+        sec6(l, s_of(r->fetch_src >= 0 ? r->fetch_ns : 0));
+    } else {
+        sim_fmt_str(l, ",,,,,,,,");
+    }
+    if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1 && r->kv_ready_ns > 0) {
+        sec6(l, s_of(r->kv_ready_ns));
+        sec6(l, s_of(r->decode_load_ns));
+        sec6(l, s_of(r->decode_join_ns));
+    } else {
+        sim_fmt_str(l, ",,,");
+    }
+    int_f(l, r->preemptions);
+    int_f(l, r->prefill_stalls);
+    sim_fmt_fix(l, s_of(r->prefill_stall_ns), 6);
+    sim_fmt_str(l, "\n");
+    (void)sim_fmt_put(l, m->csv); /* a failed write shows on the stream, at commit */
 }
 
 void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
@@ -134,30 +199,8 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
     case SIM_REQ_ACTIVE:
         SIM_ASSERT(!"request reported before it ended");
     }
-    if (!m->csv)
-        return;
-    fprintf(m->csv, "%lld,%.6f,%lld,%lld,%s,%d,%d,%lld,", (long long)r->id, s_of(r->arrival_ns),
-            (long long)r->input_tok, (long long)r->output_tok, status_name(r->status),
-            (int)r->prefill_inst, (int)r->decode_inst, (long long)r->cached_tok);
-    if (r->status == SIM_REQ_COMPLETED)
-        fprintf(m->csv, "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,", s_of(ttft), r->tbt_mean_s, r->tbt_p90_s,
-                r->tbt_max_s, r->tbt_top10_s, s_of(r->finish_ns));
-    else
-        fprintf(m->csv, ",,,,,%.6f,", s_of(r->finish_ns));
-    if (prefilled)
-        fprintf(m->csv, "%.6f,%.6f,%.6f,%lld,%lld,%.6f,%lld,%.6f,", s_of(r->prefill_start_ns - r->arrival_ns),
-                s_of(prefill), s_of(r->transfer_ns), (long long)r->cached_dram_tok,
-                (long long)r->cached_ssd_tok, s_of(r->load_ns), (long long)r->fetched_tok,
-                s_of(r->fetch_src >= 0 ? r->fetch_ns : 0));
-    else
-        fputs(",,,,,,,,", m->csv);
-    if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1 && r->kv_ready_ns > 0)
-        fprintf(m->csv, "%.6f,%.6f,%.6f,", s_of(r->kv_ready_ns), s_of(r->decode_load_ns),
-                s_of(r->decode_join_ns));
-    else
-        fputs(",,,", m->csv);
-    fprintf(m->csv, "%d,%lld,%.6f\n", r->preemptions, (long long)r->prefill_stalls,
-            s_of(r->prefill_stall_ns));
+    if (m->csv)
+        csv_row(m, r, ttft, prefill, prefilled);
 }
 
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
@@ -220,17 +263,39 @@ void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
 {
     if (!m->ts)
         return;
-    fprintf(m->ts, "%.3f,%.4f,%.4f,%.4f,%.4f,%.5f,%.5f,%lld,%lld,%.4f,%.5f,%lld,%lld,%.4f,%.4f",
-            row->time_s, row->link_gbps[0], row->link_gbps[1], row->link_gbps[2],
-            row->link_gbps[3], row->nic_util_mean, row->nic_util_max, (long long)row->flows,
-            (long long)row->in_flight, row->prefill_wait_s_max, row->replicas_mean,
-            (long long)row->blocks_multi, (long long)row->hot_replications,
-            mean_of(row->prefill_load, m->ts_np), mean_of(row->decode_load, m->ts_nd));
-    for (int i = 0; i < m->ts_np; i++)
-        fprintf(m->ts, ",%.4f", row->prefill_load[i]);
-    for (int j = 0; j < m->ts_nd; j++)
-        fprintf(m->ts, ",%.4f", row->decode_load[j]);
-    fputc('\n', m->ts);
+    sim_fmt_line_t *l = &m->line;
+    sim_fmt_fix(l, row->time_s, 3);
+    for (int k = 0; k < 4; k++) {
+        sim_fmt_str(l, ",");
+        sim_fmt_fix(l, row->link_gbps[k], 4);
+    }
+    const struct {
+        double v;
+        int dec; /* -1: an integer */
+        int64_t i;
+    } f[] = {
+        {row->nic_util_mean, 5, 0},     {row->nic_util_max, 5, 0},      {0, -1, row->flows},
+        {0, -1, row->in_flight},        {row->prefill_wait_s_max, 4, 0}, {row->replicas_mean, 5, 0},
+        {0, -1, row->blocks_multi},     {0, -1, row->hot_replications},
+        {mean_of(row->prefill_load, m->ts_np), 4, 0}, {mean_of(row->decode_load, m->ts_nd), 4, 0},
+    };
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        sim_fmt_str(l, ",");
+        if (f[k].dec < 0)
+            sim_fmt_int(l, f[k].i);
+        else
+            sim_fmt_fix(l, f[k].v, f[k].dec);
+    }
+    for (int i = 0; i < m->ts_np; i++) {
+        sim_fmt_str(l, ",");
+        sim_fmt_fix(l, row->prefill_load[i], 4);
+    }
+    for (int j = 0; j < m->ts_nd; j++) {
+        sim_fmt_str(l, ",");
+        sim_fmt_fix(l, row->decode_load[j], 4);
+    }
+    sim_fmt_str(l, "\n");
+    (void)sim_fmt_put(l, m->ts);
 }
 
 sim_metrics_counts_t sim_metrics_counts(const sim_metrics_t *m) { return m->n; }

@@ -1,0 +1,120 @@
+/* sim/fmt.c: exact fixed-point formatting (see sim/fmt.h). */
+#include "sim/fmt.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/util.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+static const uint64_t pow10_u64[10] = {1,      10,      100,      1000,      10000,
+                                       100000, 1000000, 10000000, 100000000, 1000000000};
+
+/* |x| * 10^dec rounded half to even; |x| * 10^dec < 9e18, dec <= 9. */
+static uint64_t scaled_round(double ax, int dec)
+{
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    int be = (int)((bits >> 52) & 0x7ff);
+    uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+    int e;
+    if (be == 0) { /* subnormal (or zero): m x 2^-1074 */
+        e = -1074;
+    } else {
+        m |= UINT64_C(1) << 52;
+        e = be - 1075;
+    }
+    u128 p = (u128)m * pow10_u64[dec]; /* < 2^53 x 2^30 */
+    if (e >= 0)
+        return (uint64_t)(p << e); /* |x| < 1e12: e <= 0 in practice, exact anyway */
+    int s = -e;
+    if (s >= 100) /* p < 2^83: far below one half */
+        return 0;
+    uint64_t q = (uint64_t)(p >> s);
+    u128 rem = p & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        q++;
+    return q;
+}
+
+/* v's decimal digits at out, at least width of them (zero-padded). */
+static size_t put_u64(char *out, uint64_t v, int width)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n < width)
+        tmp[n++] = '0';
+    for (int i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return (size_t)n;
+}
+
+size_t sim_fmt_fixed(char *out, double x, int decimals)
+{
+    SIM_ASSERT(decimals >= 0 && decimals <= 9);
+    if (!isfinite(x) || fabs(x) >= 1e12 || fabs(x) * (double)pow10_u64[decimals] >= 9e18)
+        return (size_t)snprintf(out, SIM_FMT_NUM, "%.*f", decimals, x);
+    size_t n = 0;
+    if (signbit(x))
+        out[n++] = '-';
+    uint64_t q = scaled_round(fabs(x), decimals), p = pow10_u64[decimals];
+    n += put_u64(out + n, q / p, 1);
+    if (decimals > 0) {
+        out[n++] = '.';
+        n += put_u64(out + n, q % p, decimals);
+    }
+    out[n] = '\0';
+    return n;
+}
+
+size_t sim_fmt_i64(char *out, int64_t v)
+{
+    size_t n = 0;
+    uint64_t u = (uint64_t)v;
+    if (v < 0) {
+        out[n++] = '-';
+        u = 0 - u;
+    }
+    n += put_u64(out + n, u, 1);
+    out[n] = '\0';
+    return n;
+}
+
+static char *room(sim_fmt_line_t *l, size_t need)
+{
+    if (l->len + need + 1 > l->cap)
+        sim_grow((void **)&l->buf, &l->cap, l->len + need + 1, 1, "csv line");
+    return l->buf + l->len;
+}
+
+void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals)
+{
+    l->len += sim_fmt_fixed(room(l, SIM_FMT_NUM), x, decimals);
+}
+
+void sim_fmt_int(sim_fmt_line_t *l, int64_t v) { l->len += sim_fmt_i64(room(l, 24), v); }
+
+void sim_fmt_str(sim_fmt_line_t *l, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(room(l, n), s, n);
+    l->len += n;
+}
+
+int sim_fmt_put(sim_fmt_line_t *l, FILE *f)
+{
+    size_t n = l->len;
+    l->len = 0;
+    return fwrite(l->buf, 1, n, f) == n ? 0 : -1;
+}
+
+void sim_fmt_line_free(sim_fmt_line_t *l)
+{
+    sim_free(l->buf);
+    *l = (sim_fmt_line_t){0};
+}

@@ -1,0 +1,107 @@
+/* tests/test_fmt.c: sim/fmt's fixed-point and integer formatting against
+ * printf, byte for byte: random seconds from nanoseconds (what the CSVs
+ * write), random bit patterns, dyadic values (exact ties at the last
+ * decimal, which round half to even), values just past a tie, signed
+ * zeros, subnormals, and the snprintf fallback's range; and the line
+ * builder. */
+#include "tests/tests.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/fmt.h"
+
+static uint64_t st = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    st ^= st << 13;
+    st ^= st >> 7;
+    st ^= st << 17;
+    return st;
+}
+
+static double sample(long i, int d)
+{
+    double x;
+    uint64_t bits;
+    switch (i % 6) {
+    case 0: /* seconds from int64 ns */
+        return (double)(int64_t)(rnd() % 4000000000000ull) / 1e9;
+    case 1: /* any finite double below the fallback's bound */
+        bits = rnd();
+        memcpy(&x, &bits, sizeof x);
+        return isfinite(x) && fabs(x) < 1e13 ? x : 1.5;
+    case 2: /* dyadic: exact ties */
+        return ldexp((double)(rnd() % 1000000), -(int)(rnd() % 40));
+    case 3:
+        return (double)(rnd() % 100000) / 128.0 * ((rnd() & 1) ? 1 : -1);
+    case 4: /* a half at the last decimal, as near as a double gets */
+        return ((double)(rnd() % 2000001) + 0.5) / pow(10, d);
+    default:
+        return (double)(rnd() % 1000000) / 1e6 * pow(10, (int)(rnd() % 12));
+    }
+}
+
+START_TEST(test_fixed_matches_printf)
+{
+    char a[SIM_FMT_NUM], b[SIM_FMT_NUM];
+    for (long i = 0; i < 600000; i++) {
+        int d = (int)(rnd() % 10);
+        double x = sample(i, d);
+        sim_fmt_fixed(a, x, d);
+        snprintf(b, sizeof b, "%.*f", d, x);
+        ck_assert_msg(strcmp(a, b) == 0, "%a with %d decimals: %s, printf %s", x, d, a, b);
+    }
+    const double sp[] = {0.0,      -0.0,   1e-300, -1e-300, 5e-324, 0.0078125, 0.5,     1.5,
+                         2.5,      -2.5,   999999999999.9999, 1e12, -1e12,     9.2e9,   1e300,
+                         NAN,      INFINITY, -INFINITY};
+    for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++)
+        for (int d = 0; d <= 9; d++) {
+            sim_fmt_fixed(a, sp[k], d);
+            snprintf(b, sizeof b, "%.*f", d, sp[k]);
+            ck_assert_msg(strcmp(a, b) == 0, "%g with %d decimals: %s, printf %s", sp[k], d, a, b);
+        }
+}
+END_TEST
+
+START_TEST(test_int_and_line)
+{
+    const int64_t v[] = {0, 1, -1, INT64_MAX, INT64_MIN, 1234567890123LL};
+    char a[32], b[32];
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        sim_fmt_i64(a, v[k]);
+        snprintf(b, sizeof b, "%lld", (long long)v[k]);
+        ck_assert_str_eq(a, b);
+    }
+    sim_fmt_line_t l = {0};
+    for (int i = 0; i < 1000; i++) { /* grows past any first size */
+        sim_fmt_int(&l, i);
+        sim_fmt_str(&l, ",");
+        sim_fmt_fix(&l, i / 7.0, 4);
+        sim_fmt_str(&l, ";");
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_int_eq(sim_fmt_put(&l, f), 0);
+    fclose(f);
+    ck_assert_uint_eq(l.len, 0);
+    ck_assert(strncmp(text, "0,0.0000;1,0.1429;2,0.2857;", 27) == 0);
+    free(text);
+    sim_fmt_line_free(&l);
+}
+END_TEST
+
+Suite *test_fmt_suite(void)
+{
+    Suite *s = suite_create("fmt");
+    TCase *tc = tcase_create("fmt");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_fixed_matches_printf);
+    tcase_add_test(tc, test_int_and_line);
+    suite_add_tcase(s, tc);
+    return s;
+}
