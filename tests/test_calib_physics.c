@@ -138,6 +138,19 @@ START_TEST(test_s_to_ns)
     ck_assert_int_eq(ns, 2);
     ck_assert_int_eq(model_cost_s_to_ns(9.2e9, &ns), 0);
     ck_assert_int_eq(ns, INT64_C(9200000000000000000));
+    /* Rounds as llround does: halves away from 0, anywhere in range. */
+    uint64_t st = 0x9E3779B97F4A7C15u;
+    for (int i = 0; i < 300000; i++) {
+        st ^= st << 13;
+        st ^= st >> 7;
+        st ^= st << 17;
+        double s = i % 3 == 0   ? ((double)(st % 100000000000u) + 0.5) / 1e9
+                   : i % 3 == 1 ? (double)(st >> 11) * 0x1p-53 * 9.2e9
+                                : ldexp((double)(st % 4096) + 0.5, -(int)(st % 60)) / 1e9;
+        ck_assert_int_eq(model_cost_s_to_ns(s, &ns), 0);
+        ck_assert_msg(ns == (sim_time_t)llround(s * 1e9), "%a s: %lld, llround %lld", s,
+                      (long long)ns, (long long)llround(s * 1e9));
+    }
 }
 END_TEST
 
