@@ -314,7 +314,6 @@ START_TEST(test_incremental_matches_reference)
         sim_evq_free(inc.q);
         sim_evq_free(ref.q);
     }
-    fprintf(stderr, "ml %zu %zu %zu\n", most_live[0], most_live[1], most_live[2]);
     ck_assert_uint_gt(most_live[0], 4 * FZ_NODES);
     ck_assert_uint_lt(most_live[1], 3 * FZ_NODES);
 }
