@@ -52,3 +52,14 @@ capacity() {
     col "$1" status ttft_s tbt_top10_s | awk -F, -v tbt="$2" '{ n++; if ($1 == "completed" && $2 <= 30 && $3 <= tbt) ok++ }
         END { printf "%.4f", ok / n }'
 }
+# For the make bench scripts. over VALUE LIMIT: count a measurement over
+# its budget in n_over and say so; bench_end WHAT: with STRICT=1, exit 1
+# when any was.
+n_over=0
+over() { if awk -v v="$1" -v l="$2" 'BEGIN { exit !(v > l) }'; then n_over=$((n_over + 1)); echo "  over budget"; fi; }
+bench_end() {
+    if [ "${STRICT:-0}" = 1 ] && [ "$n_over" -gt 0 ]; then
+        echo "bench: $n_over $1 over budget" >&2
+        exit 1
+    fi
+}

@@ -447,7 +447,7 @@ static coloc_t *coloc_new(sim_cluster_t *c, const coloc_params_t *p, int prefix_
     }
     if (prefix_cache) {
         int64_t caps[SIM_N_TIERS] = {c->kv_cap_tok / TRACE_BLOCK_TOK, 0};
-        s->cache = sim_kvpool_new(s->n, caps, &sim_evict_lru, 0);
+        s->cache = sim_kvpool_new(s->n, caps, &sim_evict_lru, NULL, 0);
     }
     return s;
 }

@@ -220,29 +220,18 @@ typedef struct group {
     void (*names)(char *buf, size_t len);            /* every plug-in's name */
 } group_t;
 
-static const sim_params_t *place_table(const char *name)
-{
-    const sim_place_ops_t *o = sim_place_find(name);
-    return o ? sim_plugin_params(o->params) : NULL;
-}
-
-static const sim_params_t *admit_table(const char *name)
-{
-    const sim_admit_ops_t *o = sim_admit_find(name);
-    return o ? sim_plugin_params(o->params) : NULL;
-}
-
-static const sim_params_t *evict_table(const char *name)
-{
-    const sim_evict_ops_t *o = sim_evict_find(name);
-    return o ? sim_plugin_params(o->params) : NULL;
-}
-
-static const sim_params_t *system_table(const char *name)
-{
-    const sim_system_ops_t *o = sim_system_find(name);
-    return o ? sim_plugin_params(o->params) : NULL;
-}
+/* FN(name): the parameter table of the plug-in of type T that FIND
+ * returns for name, or NULL when there is none by that name. */
+#define PLUGIN_TABLE(fn, T, find)                                \
+    static const sim_params_t *fn(const char *name)              \
+    {                                                            \
+        const T *o = find(name);                                 \
+        return o ? sim_plugin_params(o->params) : NULL;          \
+    }
+PLUGIN_TABLE(place_table, sim_place_ops_t, sim_place_find)
+PLUGIN_TABLE(admit_table, sim_admit_ops_t, sim_admit_find)
+PLUGIN_TABLE(evict_table, sim_evict_ops_t, sim_evict_find)
+PLUGIN_TABLE(system_table, sim_system_ops_t, sim_system_find)
 
 static const group_t groups[] = {
     {"system.params", "system.kind", "system", offsetof(sim_config_t, system.params),

@@ -518,11 +518,13 @@ static void promote(sim_kvpool_t *p, uint32_t ei)
 /* ---- API ---- */
 
 sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
-                             const sim_evict_ops_t *policy, unsigned flags)
+                             const sim_evict_ops_t *policy, const void *policy_params,
+                             unsigned flags)
 {
     SIM_ASSERT(n_nodes >= 1 && policy != NULL);
     sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
     p->policy = policy;
+    p->policy_params = policy_params;
     p->n_nodes = n_nodes;
     p->dense = 1;
     p->dense_fixed = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
@@ -846,11 +848,6 @@ int sim_kvpool_check(const sim_kvpool_t *p)
     if (check_index(p, &indexed) != 0)
         return -1;
     return indexed == live ? 0 : -1;
-}
-
-void sim_kvpool_set_policy_params(sim_kvpool_t *p, const void *params)
-{
-    p->policy_params = params;
 }
 
 json_t *sim_kvpool_summary_json(const sim_kvpool_t *p, const char *policy)

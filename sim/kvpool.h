@@ -37,13 +37,12 @@ typedef struct sim_kvpool_counts {
 #define SIM_KVPOOL_DENSE_IDS 1u
 
 /* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
- * (-1 = unlimited, 0 = no such tier), evicting by policy. Free with
- * sim_kvpool_free (accepts NULL). */
+ * (-1 = unlimited, 0 = no such tier), evicting by policy with its
+ * parameters policy_params (the struct its table describes, outliving the
+ * pool; NULL: none). Free with sim_kvpool_free (accepts NULL). */
 sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
-                             const sim_evict_ops_t *policy, unsigned flags);
-/* The policy's parameters (the struct its table describes; it must
- * outlive the pool): set before the first access. NULL: none. */
-void sim_kvpool_set_policy_params(sim_kvpool_t *p, const void *params);
+                             const sim_evict_ops_t *policy, const void *policy_params,
+                             unsigned flags);
 void sim_kvpool_free(sim_kvpool_t *p);
 
 /* Length of the longest leading run of blocks[0..n) held on node; when

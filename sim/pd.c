@@ -23,8 +23,7 @@ static void *pd_init(sim_cluster_t *c, const void *params)
     c->dc = sim_xcalloc((size_t)a->pd.n_decode, sizeof *c->dc, "decode instances");
     if (a->pool.policy) {
         int64_t caps[SIM_N_TIERS] = {a->pool.dram_blocks, a->pool.ssd_blocks};
-        c->pool = sim_kvpool_new(c->n_nodes, caps, a->pool.policy, 0);
-        sim_kvpool_set_policy_params(c->pool, a->pool.policy_params);
+        c->pool = sim_kvpool_new(c->n_nodes, caps, a->pool.policy, a->pool.policy_params, 0);
     }
     return NULL;
 }

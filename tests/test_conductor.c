@@ -247,7 +247,7 @@ START_TEST(test_cold_replicas_evicted_first)
     int64_t caps[SIM_N_TIERS] = {4, 0};
     const char *pols[] = {"lru", "lfu", "length_aware"};
     for (int i = 0; i < 3; i++) {
-        sim_kvpool_t *p = sim_kvpool_new(2, caps, sim_evict_find(pols[i]), 0);
+        sim_kvpool_t *p = sim_kvpool_new(2, caps, sim_evict_find(pols[i]), NULL, 0);
         const uint64_t used[] = {1, 2}, hot[] = {7, 8}, more[] = {3};
         sim_kvpool_access(p, 0, used, 2);
         sim_kvpool_access(p, 1, hot, 2);

@@ -21,7 +21,7 @@
 static sim_kvpool_t *pool1(const char *policy, int64_t dram, int64_t ssd)
 {
     int64_t caps[SIM_N_TIERS] = {dram, ssd};
-    return sim_kvpool_new(1, caps, sim_evict_find(policy), 0);
+    return sim_kvpool_new(1, caps, sim_evict_find(policy), NULL, 0);
 }
 
 /* Access single-block requests; returns the hits. */
@@ -166,7 +166,7 @@ END_TEST
 START_TEST(test_replicas)
 {
     int64_t caps[SIM_N_TIERS] = {10, 0};
-    sim_kvpool_t *p = sim_kvpool_new(3, caps, &sim_evict_lru, 0);
+    sim_kvpool_t *p = sim_kvpool_new(3, caps, &sim_evict_lru, NULL, 0);
     const uint64_t req[] = {7, 8, 9};
     sim_kvpool_access(p, 0, req, 3);
     ck_assert_uint_eq(sim_kvpool_prefix(p, 1, req, 3, NULL), 0);
@@ -204,9 +204,9 @@ static const sim_evict_ops_t lru_heap = {.name = "lru_heap", .key = lru_heap_key
 START_TEST(test_random_invariants)
 {
     int64_t caps[SIM_N_TIERS] = {16, 24};
-    sim_kvpool_t *a = sim_kvpool_new(3, caps, &sim_evict_lru, 0);
-    sim_kvpool_t *b = sim_kvpool_new(3, caps, &lru_heap, 0);
-    sim_kvpool_t *c = sim_kvpool_new(3, caps, &sim_evict_length_aware, SIM_KVPOOL_DENSE_IDS);
+    sim_kvpool_t *a = sim_kvpool_new(3, caps, &sim_evict_lru, NULL, 0);
+    sim_kvpool_t *b = sim_kvpool_new(3, caps, &lru_heap, NULL, 0);
+    sim_kvpool_t *c = sim_kvpool_new(3, caps, &sim_evict_length_aware, NULL, SIM_KVPOOL_DENSE_IDS);
     sim_kvpool_t *pools[3] = {a, b, c};
     gsl_rng *r = sim_rng_new(11, 500);
     uint64_t req[12];
@@ -455,7 +455,7 @@ static uint64_t ref_id(uint64_t x, int sparse)
  * after every step. */
 static void ref_random_run(const int64_t caps[SIM_N_TIERS], int sparse, unsigned long seed)
 {
-    sim_kvpool_t *p = sim_kvpool_new(REF_NODES, caps, &sim_evict_lru, 0);
+    sim_kvpool_t *p = sim_kvpool_new(REF_NODES, caps, &sim_evict_lru, NULL, 0);
     ref_pool_t *m = malloc(sizeof *m);
     ref_init(m, caps);
     gsl_rng *r = sim_rng_new(seed, 501);
@@ -547,7 +547,7 @@ START_TEST(test_prefix_all_vs_per_node)
     const int64_t caps[SIM_N_TIERS] = {20, 30};
     const char *pols[] = {"lru", "lfu"};
     for (int pi = 0; pi < 2; pi++) {
-        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi]), 0);
+        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi]), NULL, 0);
         gsl_rng *r = sim_rng_new(7 + (unsigned long)pi, 502);
         uint64_t req[LEN], other[LEN];
         uint32_t all[NODES], by[SIM_N_TIERS], want_by[SIM_N_TIERS];

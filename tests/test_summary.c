@@ -105,7 +105,7 @@ static const int N_NODES = 4;
 static sim_kvpool_t *replayed_pool(const char *path, int64_t limit, const char *policy)
 {
     int64_t caps[SIM_N_TIERS] = {120, 400};
-    sim_kvpool_t *p = sim_kvpool_new(N_NODES, caps, sim_evict_find(policy), 0);
+    sim_kvpool_t *p = sim_kvpool_new(N_NODES, caps, sim_evict_find(policy), NULL, 0);
     trace_open_args_t a = {.path = path, .format = "auto", .speed = 1, .limit = limit};
     sim_err_t err;
     trace_t *t = trace_open(&a, &err);

@@ -24,7 +24,7 @@ int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
     double *hit = sim_xcalloc(n_caps, sizeof *hit, "cache analysis hits");
     for (size_t i = 0; i < n_caps; i++) {
         int64_t caps[SIM_N_TIERS] = {cap_tok[i] < 0 ? -1 : cap_tok[i] / TRACE_BLOCK_TOK, 0};
-        pools[i] = sim_kvpool_new(1, caps, pol, SIM_KVPOOL_DENSE_IDS);
+        pools[i] = sim_kvpool_new(1, caps, pol, NULL, SIM_KVPOOL_DENSE_IDS);
     }
     /* Ids are remapped once to dense 0, 1, ... so each pool indexes a
      * direct array instead of hashing every block again. */

@@ -194,6 +194,29 @@ static int bench_cjson(const char *s, size_t len, bench_sums_t *sum)
     return rc;
 }
 
+int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err)
+{
+    trace_lines_t *r = trace_lines_open(path, err);
+    if (!r)
+        return -1;
+    bench_sums_t sum = {0};
+    const char *line;
+    size_t len;
+    int st;
+    *lines = 0;
+    while ((st = trace_lines_next_nonblank(r, &line, &len, err)) == TRACE_OK) {
+        if (bench_cjson(line, len, &sum) != 0) {
+            st = TRACE_ERR;
+            sim_errf(err, "%s:%lld: not a Mooncake record", path,
+                     (long long)trace_lines_lineno(r));
+            break;
+        }
+        (*lines)++;
+    }
+    trace_lines_close(r);
+    return st == TRACE_ERR ? -1 : 0;
+}
+
 static int bench_jansson(const char *s, size_t len, bench_sums_t *sum)
 {
     json_error_t jerr;
