@@ -102,13 +102,6 @@ static int connect_to(const char *host, const char *port, sim_err_t *err)
     return s;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -128,12 +121,12 @@ static int measure(int fd, const calib_tcp_args_t *a, json_t *points, FILE *repo
         uint64_t size = (uint64_t)a->sizes[i];
         for (int k = 0; k < a->iters + 1 && rc == 0; k++) { /* the first is a warm-up */
             char ack;
-            double t0 = now_s();
+            double t0 = sim_mono_s();
             if (write_all(fd, (const char *)&size, sizeof size) != 0 ||
                 write_all(fd, buf, (size_t)size) != 0 || read_all(fd, &ack, 1) != 0)
                 rc = sim_errf(err, "calib tcp: the peer closed the connection");
             if (k > 0)
-                t[k - 1] = now_s() - t0;
+                t[k - 1] = sim_mono_s() - t0;
         }
         if (rc)
             break;

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cJSON.h>
 #include <jansson.h>
@@ -161,13 +160,6 @@ typedef struct bench_sums {
     uint64_t ids;
 } bench_sums_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* 0, or -1 when line i is not a Mooncake record cJSON can read. */
 static int bench_cjson(const char *s, size_t len, bench_sums_t *sum)
 {
@@ -254,14 +246,14 @@ static double bench_run(bench_fn fn, const char *text, const size_t *off, const 
     double best = INFINITY;
     for (int rep = 0; rep < BENCH_REPS; rep++) {
         bench_sums_t s = {0};
-        double t0 = now_s();
+        double t0 = sim_mono_s();
         for (size_t i = 0; i < n; i++) {
             if (fn(text + off[i], len[i], &s) < 0) {
                 *bad = lineno[i];
                 return -1;
             }
         }
-        double dt = now_s() - t0;
+        double dt = sim_mono_s() - t0;
         best = SIM_MIN(best, dt);
         *sum = s;
     }
