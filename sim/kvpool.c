@@ -2,7 +2,9 @@
  * recycled through a free list. The global index maps a block id to the
  * first of its replica entries (a direct array while ids are small, else a
  * hash map); replicas are chained both ways and the chain's head counts
- * them. Each evictable tier orders its unpinned entries for eviction: a
+ * them. A block with many replicas (a shared system prompt held by every
+ * node) also gets a slot in a (slot, node) -> entry map, so finding one
+ * node's replica stays O(1) however long its chain. Each evictable tier orders its unpinned entries for eviction: a
  * few tick-sorted runs for recency policies (O(1)), else a lazy min-heap
  * by policy key. */
 #include "sim/kvpool.h"
@@ -24,6 +26,7 @@ typedef struct kv_entry {
     uint32_t next;         /* next replica of the same id, or free-list link */
     uint32_t prev;         /* previous replica; NONE at the chain's head */
     uint32_t n_rep;        /* at the chain's head: replicas of the id */
+    uint32_t wide;         /* at the chain's head: its slot in the wide map, or NONE */
     uint32_t gen;          /* bumped whenever its heap node goes stale */
     uint32_t lprev, lnext; /* links in its run */
     uint32_t pins;
@@ -79,6 +82,10 @@ struct sim_kvpool {
     size_t n_e, cap_e;
     uint32_t free_head;
     sim_hmap_t index;     /* id -> first replica entry */
+    sim_hmap_t wide;      /* (wide slot << 32 | node) -> that node's replica */
+    uint32_t wide_free;   /* recycled wide slots, linked through wide_next */
+    uint32_t *wide_next;
+    size_t n_wide, cap_wide;
     uint32_t *dense_head; /* the same while dense: [id] */
     size_t n_dense;
     int64_t n_added;   /* ids ever added to the index: bounds the array */
@@ -347,11 +354,54 @@ static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
     return ei;
 }
 
+/* ---- wide chains: an id with WIDE_ON replicas or more is found through
+ * the wide map; it leaves it again below WIDE_OFF (hysteresis, so a
+ * chain at the edge does not rebuild on every change). The map holds one
+ * slot per wide replica: memory in proportion to the entries. ---- */
+
+#define WIDE_ON 8
+#define WIDE_OFF 4
+
+static uint64_t wide_key(uint32_t slot, int node) { return (uint64_t)slot << 32 | (uint32_t)node; }
+
+/* Give the chain headed by head a wide slot and map its replicas. */
+static void wide_make(sim_kvpool_t *p, uint32_t head)
+{
+    uint32_t slot = p->wide_free;
+    if (slot != NONE) {
+        p->wide_free = p->wide_next[slot];
+    } else {
+        SIM_ASSERT(p->n_wide < NONE);
+        sim_grow((void **)&p->wide_next, &p->cap_wide, p->n_wide + 1, sizeof *p->wide_next,
+                 "kvpool wide slots");
+        slot = (uint32_t)p->n_wide++;
+    }
+    p->e[head].wide = slot;
+    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+        sim_hmap_put(&p->wide, wide_key(slot, p->e[ei].node), ei);
+}
+
+/* Unmap the chain headed by head (its replicas as they are now). */
+static void wide_unmake(sim_kvpool_t *p, uint32_t head)
+{
+    uint32_t slot = p->e[head].wide;
+    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+        sim_hmap_del(&p->wide, wide_key(slot, p->e[ei].node));
+    p->wide_next[slot] = p->wide_free;
+    p->wide_free = slot;
+    p->e[head].wide = NONE;
+}
+
 /* ---- entries ---- */
 
 static uint32_t find(const sim_kvpool_t *p, int node, uint64_t id)
 {
-    for (uint32_t ei = idx_get(p, id); ei != NONE; ei = p->e[ei].next)
+    uint32_t head = idx_get(p, id);
+    if (head != NONE && p->e[head].wide != NONE) {
+        const uint32_t *v = sim_hmap_get(&p->wide, wide_key(p->e[head].wide, node));
+        return v ? *v : NONE;
+    }
+    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
         if (p->e[ei].node == node)
             return ei;
     return NONE;
@@ -379,11 +429,16 @@ static void chain_add(sim_kvpool_t *p, uint32_t ei)
     x->next = head;
     x->prev = NONE;
     x->n_rep = n + 1;
+    x->wide = head == NONE ? NONE : p->e[head].wide;
     if (head != NONE)
         p->e[head].prev = ei;
     p->n_entries++;
     rep_count(p, n, n + 1);
     idx_set(p, x->id, head, ei);
+    if (x->wide != NONE)
+        sim_hmap_put(&p->wide, wide_key(x->wide, x->node), ei);
+    else if (n + 1 >= WIDE_ON)
+        wide_make(p, ei);
 }
 
 /* Unlink entry ei from its id's replica chain and free it. O(1). */
@@ -393,15 +448,29 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
     uint32_t head = x->prev == NONE ? ei : idx_get(p, x->id);
     SIM_ASSERT(head != NONE && p->e[head].n_rep > 0);
     uint32_t n = p->e[head].n_rep;
+    uint32_t wide = p->e[head].wide;
+    if (wide != NONE)
+        sim_hmap_del(&p->wide, wide_key(wide, x->node));
     if (x->next != NONE)
         p->e[x->next].prev = x->prev;
     if (x->prev != NONE) {
         p->e[x->prev].next = x->next;
         p->e[head].n_rep = n - 1;
     } else {
-        if (x->next != NONE)
+        if (x->next != NONE) {
             p->e[x->next].n_rep = n - 1;
+            p->e[x->next].wide = wide;
+        }
         idx_set(p, x->id, ei, x->next);
+        head = x->next;
+    }
+    if (wide != NONE && n - 1 < WIDE_OFF) {
+        if (head != NONE) {
+            wide_unmake(p, head);
+        } else {
+            p->wide_next[wide] = p->wide_free;
+            p->wide_free = wide;
+        }
     }
     p->n_entries--;
     rep_count(p, n, n - 1);
@@ -529,6 +598,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     p->dense = 1;
     p->dense_fixed = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
     p->free_head = NONE;
+    p->wide_free = NONE;
     p->tick = TICK0;
     p->ver = 1;
     p->tiers = sim_xcalloc((size_t)n_nodes * SIM_N_TIERS, sizeof *p->tiers, "kvpool tiers");
@@ -541,6 +611,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
         }
     p->rep_hist = sim_xcalloc((size_t)n_nodes + 1, sizeof *p->rep_hist, "kvpool replica counts");
     sim_hmap_init(&p->index);
+    sim_hmap_init(&p->wide);
     return p;
 }
 
@@ -558,6 +629,8 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->memo.len);
     sim_free(p->memo.by_tier);
     sim_hmap_free(&p->index);
+    sim_hmap_free(&p->wide);
+    sim_free(p->wide_next);
     sim_free(p);
 }
 
@@ -791,6 +864,25 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
     return in_order == tr->n_ordered ? 0 : -1;
 }
 
+/* A chain of r replicas headed by head is wide exactly as the
+ * hysteresis allows, and then the wide map finds each replica; *n counts
+ * the map's slots it accounts for. */
+static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
+{
+    uint32_t slot = p->e[head].wide;
+    if (slot == NONE)
+        return r >= WIDE_ON;
+    if (r < WIDE_OFF || slot >= p->n_wide)
+        return 1;
+    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
+        const uint32_t *v = sim_hmap_get(&p->wide, wide_key(slot, p->e[ei].node));
+        if (!v || *v != ei)
+            return 1;
+    }
+    *n += r;
+    return 0;
+}
+
 /* The index, the chains (links both ways, one replica per node, the
  * head's count) and the replica statistics; *live: entries indexed. */
 static int check_index(const sim_kvpool_t *p, int64_t *live)
@@ -799,6 +891,7 @@ static int check_index(const sim_kvpool_t *p, int64_t *live)
     uint64_t id;
     uint32_t head;
     int64_t indexed = 0, ids = 0, multi = 0;
+    size_t wide_n = 0;
     int64_t *hist = sim_xcalloc((size_t)p->n_nodes + 1, sizeof *hist, "kvpool check");
     int bad = 0;
     while (!bad && idx_next(p, &it, &id, &head)) {
@@ -813,7 +906,7 @@ static int check_index(const sim_kvpool_t *p, int64_t *live)
             if (bad)
                 break;
         }
-        bad = bad || p->e[head].n_rep != r;
+        bad = bad || p->e[head].n_rep != r || wide_bad(p, head, r, &wide_n);
         if (!bad) {
             hist[r]++;
             multi += r > 1;
@@ -828,7 +921,7 @@ static int check_index(const sim_kvpool_t *p, int64_t *live)
     sim_free(hist);
     *live = indexed;
     return !bad && mx == p->rep_max && ids == p->n_ids && indexed == p->n_entries &&
-                   multi == p->n_multi
+                   multi == p->n_multi && wide_n == p->wide.n
                ? 0
                : -1;
 }

@@ -267,7 +267,7 @@ END_TEST
  * reused SSD block comes up to DRAM; cold replicas take ticks below every
  * real one, in the order they were made. */
 
-enum { REF_NODES = 3, REF_SLOTS = 40, REF_FREE = -1, REF_MOVING = -2 };
+enum { REF_NODES = 16, REF_SLOTS = 40, REF_FREE = -1, REF_MOVING = -2 };
 
 typedef struct ref_blk {
     uint64_t id, tick;
@@ -450,9 +450,11 @@ static uint64_t ref_id(uint64_t x, int sparse)
     return sparse && x % 7 == 5 ? x * UINT64_C(0x9E3779B97F4A7C15) : x;
 }
 
-/* Random traffic on 3 nodes: accesses, pins and releases, cold and warm
+/* Random traffic on 16 nodes: accesses, pins and releases, cold and warm
  * replicas, capacity changes; the pool's LRU state equals the reference
- * after every step. */
+ * after every step. Blocks reach more replicas than the pool keeps in
+ * plain chains (8) and fall back below 4, so both ways of finding a
+ * node's replica are exercised. */
 static void ref_random_run(const int64_t caps[SIM_N_TIERS], int sparse, unsigned long seed)
 {
     sim_kvpool_t *p = sim_kvpool_new(REF_NODES, caps, &sim_evict_lru, NULL, 0);
@@ -463,6 +465,7 @@ static void ref_random_run(const int64_t caps[SIM_N_TIERS], int sparse, unsigned
     uint64_t ids[SESSIONS * LEN], req[LEN], pinned[REF_NODES][LEN];
     uint32_t n_pin[REF_NODES] = {0};
     int busy[REF_NODES] = {0};
+    uint32_t max_rep = 0;
     for (int i = 0; i < SESSIONS * LEN; i++)
         ids[i] = ref_id((uint64_t)(i / LEN) * 100 + (uint64_t)(i % LEN), sparse);
     for (int step = 0; step < 3000; step++) {
@@ -498,7 +501,13 @@ static void ref_random_run(const int64_t caps[SIM_N_TIERS], int sparse, unsigned
                               ref_access(m, node, req, n, 0, 0));
         }
         ref_compare(m, p, ids, SESSIONS * LEN, step);
+        int64_t nb;
+        double mean;
+        uint32_t mx;
+        sim_kvpool_replica_stats(p, &nb, &mean, &mx);
+        max_rep = mx > max_rep ? mx : max_rep;
     }
+    ck_assert_uint_ge(max_rep, 8);
     sim_kvpool_counts_t k = sim_kvpool_counts(p);
     ck_assert_int_gt(k.evictions, 100);
     if (caps[SIM_TIER_DRAM] > 0 && caps[SIM_TIER_SSD] > 0)
