@@ -246,6 +246,7 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
         nic[n] = a->net.nic_bytes_per_s;
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
+    c->plan_memo = sim_prefill_memo_new();
     sim_free(nic);
     c->system_st = a->system->init(c, a->system_params);
     c->place_st = a->place->init ? a->place->init(c, a->place_params) : NULL;
@@ -268,6 +269,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->scratch);
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
+    sim_free(c->plan_memo);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -363,6 +365,11 @@ sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int ds
 double sim_cluster_send_share(const sim_cluster_t *c, int i)
 {
     return sim_net_send_share(c->net, sim_cluster_pool_node(c, i));
+}
+
+double sim_cluster_recv_share(const sim_cluster_t *c, int i)
+{
+    return sim_net_recv_share(c->net, sim_cluster_pool_node(c, i));
 }
 
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)

@@ -212,5 +212,9 @@ sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int ds
 /* The network's send share of prefill instance i's node (sim_net_send_share):
  * of several sources, the one with the largest fetches soonest anywhere. */
 double sim_cluster_send_share(const sim_cluster_t *c, int i);
+/* The receiving side (sim_net_recv_share) of prefill instance i's node:
+ * with the send share, all that a fetch or hand-off estimate reads of the
+ * network's state. */
+double sim_cluster_recv_share(const sim_cluster_t *c, int i);
 
 #endif

@@ -75,6 +75,10 @@ struct sim_cluster {
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */
     int ts_quiet; /* the next row closes an interval in which nothing happened */
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
+    /* The compute part of recent prefill plans, by (input, reused)
+     * tokens: placement plans one request on every instance, and most of
+     * them reuse the same prefix (sim/prefill_plan.c). */
+    struct sim_prefill_memo *plan_memo;
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
     /* Their distribution by half-octave of ns, as suffix totals: count and
@@ -105,6 +109,9 @@ int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r);
 /* Count r's KV as on its way to its decode instance (on = 1, when its
  * prefill starts) or no longer (on = 0: it joined the batch or ended). */
 void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
+
+/* sim/prefill_plan.c: the plan memo of a new cluster (freed with sim_free). */
+struct sim_prefill_memo *sim_prefill_memo_new(void);
 
 /* prefill.c (sim/prefill_plan.c for the prediction) */
 /* Queue a placed request (fetch started if it asks for one). */

@@ -63,6 +63,7 @@ struct sim_net {
     int32_t *uf;        /* the reference's union-find over resources */
     double *lvl;        /* and its per-component levels */
     int32_t *n_out, *n_in; /* flows (setup or active) per node */
+    double *share_out, *share_in; /* cap_node over n_out + 1, n_in + 1: kept, not divided per query */
     double *sent;
     flow_t *f;
     size_t n_f, cap_f;
@@ -96,10 +97,13 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
     n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
+    n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
+    n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
         n->cap_node[i] = nic_bytes_per_s[i] * profile->efficiency;
+        n->share_out[i] = n->share_in[i] = n->cap_node[i];
         n->head_e[i] = n->head_i[i] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
@@ -129,6 +133,8 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->lvl);
     sim_free(n->n_out);
     sim_free(n->n_in);
+    sim_free(n->share_out);
+    sim_free(n->share_in);
     sim_free(n->sent);
     sim_free(n->f);
     sim_free(n->active);
@@ -549,6 +555,16 @@ static void active_remove(sim_net_t *n, uint32_t id)
     flow_unlink(n, id);
 }
 
+/* A flow from src to dst starts (d = 1) or ends (-1): the counts and the
+ * shares a new flow would get, divided once here. */
+static void count_flow(sim_net_t *n, int src, int dst, int d)
+{
+    n->n_out[src] += d;
+    n->n_in[dst] += d;
+    n->share_out[src] = n->cap_node[src] / (n->n_out[src] + 1);
+    n->share_in[dst] = n->cap_node[dst] / (n->n_in[dst] + 1);
+}
+
 /* Take flow id out of the network (settled beforehand). */
 static void flow_release(sim_net_t *n, uint32_t id)
 {
@@ -557,8 +573,7 @@ static void flow_release(sim_net_t *n, uint32_t id)
         active_remove(n, id);
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
-    n->n_out[f->src]--;
-    n->n_in[f->dst]--;
+    count_flow(n, f->src, f->dst, -1);
     n->link[f->link].flow_ns += sim_evq_now(n->q) - f->start_ns;
     f->state = F_FREE;
     f->ev = 0;
@@ -644,8 +659,7 @@ uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, d
     f->arg = arg;
     f->state = F_SETUP;
     f->start_ns = sim_evq_now(n->q);
-    n->n_out[src]++;
-    n->n_in[dst]++;
+    count_flow(n, src, dst, 1);
     f->ev = sim_evq_after(n->q, (sim_time_t)llround(n->prof.latency_s * 1e9), flow_activate, n, id);
     return id;
 }
@@ -682,11 +696,13 @@ static sim_time_t ns_round(double ns)
     return t;
 }
 
-double sim_net_send_share(const sim_net_t *n, int src) { return n->cap_node[src] / (n->n_out[src] + 1); }
+double sim_net_send_share(const sim_net_t *n, int src) { return n->share_out[src]; }
+
+double sim_net_recv_share(const sim_net_t *n, int dst) { return n->share_in[dst]; }
 
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
 {
-    double e = sim_net_send_share(n, src), i = n->cap_node[dst] / (n->n_in[dst] + 1);
+    double e = sim_net_send_share(n, src), i = sim_net_recv_share(n, dst);
     double rate = e < i ? e : i;
     return ns_round((n->prof.latency_s + bytes / rate) * 1e9);
 }

@@ -88,6 +88,9 @@ sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double byte
  * one. sim_net_estimate_ns never grows as it grows (the same doubles), so
  * among sources for one destination the largest share sends soonest. */
 double sim_net_send_share(const sim_net_t *n, int src);
+/* The receiving side: dst's NIC over its flows in plus one. The estimate
+ * depends on src and dst only through the two shares. */
+double sim_net_recv_share(const sim_net_t *n, int dst);
 
 /* Flows started and not finished. */
 size_t sim_net_active(const sim_net_t *n);

@@ -45,35 +45,82 @@ void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_d
     out->pred_ttft_ns = sim_cluster_prefill_wait_ns(c, p) + sim_cluster_prefill_pred_ns(c, p, r);
 }
 
-int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                          double threshold, int decode, sim_place_scratch_t *s)
+/* The longest prefix any instance holds, and its holders by distinct
+ * send share (each with its first holder in index order) into s; the
+ * index of the first holder of the largest share (-1 without fetches). */
+static int fetch_sources(const sim_cluster_t *c, const uint32_t *leads, int n, int allow_fetch,
+                         uint32_t *best_len, sim_place_scratch_t *s)
 {
-    int n = sim_cluster_n_prefill(c);
-    uint32_t *leads = s->leads;
-    sim_cluster_prefix_by_instance(c, r, leads);
-    uint32_t best_len = 0;
+    uint32_t top_len = 0;
     for (int i = 0; i < n; i++)
-        best_len = leads[i] > best_len ? leads[i] : best_len;
-    /* The holders of best_len as their distinct send shares, each with
-     * its first holder, in index order; fastest: the first of the largest. */
-    int n_shares = 0, fastest = -1;
+        top_len = leads[i] > top_len ? leads[i] : top_len;
+    *best_len = top_len;
+    s->n_shares = 0;
+    int fastest = -1;
     double top = 0;
     for (int i = 0; allow_fetch && i < n; i++) {
-        if (leads[i] != best_len)
+        if (leads[i] != top_len)
             continue;
         double share = sim_cluster_send_share(c, i);
         int k = 0;
-        while (k < n_shares && s->shares[k] != share)
+        while (k < s->n_shares && s->shares[k] != share)
             k++;
-        if (k == n_shares) {
-            s->shares[n_shares] = share;
-            s->holders[n_shares++] = i;
+        if (k == s->n_shares) {
+            s->shares[s->n_shares] = share;
+            s->holders[s->n_shares++] = i;
             if (fastest < 0 || share > top) {
                 fastest = i;
                 top = share;
             }
         }
     }
+    return fastest;
+}
+
+/* Fetching blocks [own, best_len) of r to instance i: the first holder,
+ * in index order, whose link to i sends it soonest, and the estimate.
+ * The largest send share attains the least estimate (it never grows with
+ * the share), and holders of one share estimate alike, so the first
+ * holder of the first share that equals it is the one a scan of every
+ * holder would pick. The answer depends on i only through its receive
+ * share, so it is kept for the next instance with the same share and own. */
+static sim_time_t fetch_plan(const sim_cluster_t *c, const sim_req_t *r, int i, uint32_t own,
+                             uint32_t best_len, int fastest, sim_place_scratch_t *s, int *from)
+{
+    double recv = sim_cluster_recv_share(c, i);
+    if (s->memo_fetch_ok && s->memo_recv == recv && s->memo_own == own) {
+        *from = s->memo_from;
+        return s->memo_fetch_ns;
+    }
+    sim_time_t t_best = sim_cluster_fetch_estimate_ns(c, fastest, i, r, own, best_len);
+    *from = -1;
+    for (int k = 0; k < s->n_shares; k++) {
+        int h = s->holders[k];
+        if (sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len) == t_best) {
+            *from = h;
+            break;
+        }
+    }
+    s->memo_fetch_ok = 1;
+    s->memo_recv = recv;
+    s->memo_own = own;
+    s->memo_from = *from;
+    s->memo_fetch_ns = t_best;
+    return t_best;
+}
+
+int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
+                          double threshold, int decode, sim_place_scratch_t *s)
+{
+    int n = sim_cluster_n_prefill(c);
+    uint32_t *leads = s->leads;
+    sim_cluster_prefix_by_instance(c, r, leads);
+    uint32_t best_len;
+    int fastest = fetch_sources(c, leads, n, allow_fetch, &best_len, s);
+    s->memo_fetch_ok = 0;
+    /* The hand-off estimate depends on i only through its send share. */
+    double last_send = -1;
+    sim_time_t last_h = 0;
     int best = 0;
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
@@ -83,28 +130,19 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
         uint32_t own = leads[i];
         if (allow_fetch && best_len > own &&
             (own == 0 || (double)best_len / (double)own > threshold)) {
-            /* The first holder, in index order, whose link to i sends it
-             * soonest. The largest send share attains the least estimate
-             * (it never grows with the share), and holders of one share
-             * estimate alike, so the first holder of the first share that
-             * equals it is the one a scan of every holder would pick. */
-            sim_time_t t_best = sim_cluster_fetch_estimate_ns(c, fastest, i, r, own, best_len);
-            for (int k = 0; k < n_shares; k++) {
-                int h = s->holders[k];
-                if (sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len) == t_best) {
-                    e->fetch_from = h;
-                    break;
-                }
-            }
-            transfer_ns = t_best;
+            transfer_ns = fetch_plan(c, r, i, own, best_len, fastest, s, &e->fetch_from);
             e->lead_blocks = best_len;
         }
         sim_time_t queue_ns = sim_cluster_prefill_wait_ns(c, i);
         sim_time_t prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
         e->ttft_ns = transfer_ns + queue_ns + prefill_ns;
         if (decode >= 0) {
-            sim_time_t h = sim_cluster_handoff_estimate_ns(c, i, decode, r);
-            e->ttft_ns += h > prefill_ns ? h - prefill_ns : 0;
+            double send = sim_cluster_send_share(c, i);
+            if (send != last_send) {
+                last_send = send;
+                last_h = sim_cluster_handoff_estimate_ns(c, i, decode, r);
+            }
+            e->ttft_ns += last_h > prefill_ns ? last_h - prefill_ns : 0;
         }
         if (e->ttft_ns < s->est[best].ttft_ns)
             best = i;

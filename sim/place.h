@@ -71,6 +71,14 @@ typedef struct sim_place_scratch {
      * that has it; a source's estimate depends on nothing else. */
     int *holders;
     double *shares;
+    int n_shares;
+    /* The last fetch planned in this estimate: for an instance with the
+     * same receive share and own prefix, the same source and time. */
+    int memo_fetch_ok;
+    double memo_recv;
+    uint32_t memo_own;
+    int memo_from;
+    sim_time_t memo_fetch_ns;
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);

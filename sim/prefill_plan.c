@@ -28,6 +28,61 @@ sim_time_t sim_prefill_chunk_ns(const sim_cluster_t *c, const sim_req_t *r, int6
     return t;
 }
 
+/* The compute part of a plan depends on the request only through its
+ * input length and the tokens reused: a pure function of (input, p), kept
+ * in a small direct-mapped memo (placement asks for it once per instance
+ * and request, mostly with the same p). */
+typedef struct sim_prefill_memo_slot {
+    int64_t input_tok, p; /* input_tok 0: empty */
+    int64_t n_chunks;
+    sim_time_t compute_ns, pipe_ns;
+} sim_prefill_memo_slot_t;
+
+#define PLAN_MEMO_SLOTS 64
+
+struct sim_prefill_memo {
+    sim_prefill_memo_slot_t slot[PLAN_MEMO_SLOTS];
+};
+
+struct sim_prefill_memo *sim_prefill_memo_new(void)
+{
+    return sim_xcalloc(1, sizeof(struct sim_prefill_memo), "prefill plan memo");
+}
+
+static void compute_fill(const sim_cluster_t *c, const sim_req_t *r, int64_t p,
+                         sim_prefill_memo_slot_t *m)
+{
+    m->input_tok = r->input_tok;
+    m->p = p;
+    m->n_chunks = uncached_chunk_count(c, r->input_tok - p);
+    m->compute_ns = 0;
+    if (m->n_chunks == 1) {
+        m->compute_ns = model_cost_prefill_ns(c->a.cost, r->input_tok, p);
+        m->pipe_ns = m->compute_ns;
+        return;
+    }
+    /* G stages of 1/G of the layers: fill with the longest chunk, then
+     * one stage-time per chunk (activations assumed fast). */
+    sim_time_t mx = 0;
+    int g = c->a.pd.prefill_group;
+    for (int64_t j = 0; j < m->n_chunks; j++) {
+        sim_time_t t = sim_prefill_chunk_ns(c, r, p, j, m->n_chunks);
+        m->compute_ns += t;
+        mx = SIM_MAX(mx, t);
+    }
+    m->pipe_ns = m->compute_ns / g + (g - 1) * (mx / g);
+}
+
+static const sim_prefill_memo_slot_t *compute_of(const sim_cluster_t *c, const sim_req_t *r,
+                                                 int64_t p)
+{
+    uint64_t h = (uint64_t)r->input_tok * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)p;
+    sim_prefill_memo_slot_t *m = &c->plan_memo->slot[(h ^ h >> 29) % PLAN_MEMO_SLOTS];
+    if (m->input_tok != r->input_tok || m->p != p)
+        compute_fill(c, r, p, m);
+    return m;
+}
+
 void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t lead_min,
                       sim_prefill_plan_t *pl)
 {
@@ -53,24 +108,10 @@ void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_
     }
     /* At least the last token is computed: it yields the first output. */
     int64_t p = SIM_MIN(pl->cached_tok, r->input_tok - 1);
-    pl->n_chunks = uncached_chunk_count(c, r->input_tok - p);
-    sim_time_t pipe;
-    if (pl->n_chunks == 1) {
-        pl->compute_ns = model_cost_prefill_ns(c->a.cost, r->input_tok, p);
-        pipe = pl->compute_ns;
-    } else {
-        /* G stages of 1/G of the layers: fill with the longest chunk, then
-         * one stage-time per chunk (activations assumed fast). */
-        sim_time_t mx = 0;
-        int g = c->a.pd.prefill_group;
-        for (int64_t j = 0; j < pl->n_chunks; j++) {
-            sim_time_t t = sim_prefill_chunk_ns(c, r, p, j, pl->n_chunks);
-            pl->compute_ns += t;
-            mx = SIM_MAX(mx, t);
-        }
-        pipe = pl->compute_ns / g + (g - 1) * (mx / g);
-    }
-    pl->dur_ns = SIM_MAX(pipe, pl->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
+    const sim_prefill_memo_slot_t *m = compute_of(c, r, p);
+    pl->n_chunks = m->n_chunks;
+    pl->compute_ns = m->compute_ns;
+    pl->dur_ns = SIM_MAX(m->pipe_ns, pl->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
 }
 
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
