@@ -125,6 +125,16 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
     return checked_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
+sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a)
+{
+    if (!c->ops->decode_ctx_additive || a <= 0)
+        return 0;
+    /* Each side is within half a ns of its exact value, and so is each
+     * term of the bound: 2 ns covers it, 4 leaves room for the doubles. */
+    sim_time_t d = model_cost_decode_ns(c, 1, a) - model_cost_decode_ns(c, 1, 0) - 4;
+    return d > 0 ? d : 0;
+}
+
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
 {
     /* The intercept: T(1) less the growth from 1 to 2 tokens, so no

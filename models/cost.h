@@ -67,6 +67,12 @@ typedef struct model_cost_ops {
     double (*decode_s)(const void *st, int64_t batch, int64_t ctx_tok);
     /* Where the numbers come from (for summary.json). */
     const char *(*source)(const void *st);
+    /* 1 when context adds to a decode iteration apart from the batch:
+     * decode_s(b, x + a) - decode_s(b, x) is the same for every batch b
+     * and context x (a roofline or linear step: its KV term is linear in
+     * context and summed with the batch's terms). Decode placement then
+     * bounds a candidate's load after r joins without computing it. */
+    int decode_ctx_additive;
 } model_cost_ops_t;
 
 extern const model_cost_ops_t model_cost_fitted;
@@ -90,6 +96,11 @@ int model_cost_s_to_ns(double s, sim_time_t *ns);
  * overflowing (checked when the model was built; asserted here). */
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
+/* A lower bound on model_cost_decode_ns(b, x + a) - model_cost_decode_ns(b, x)
+ * for every batch b and context x: what a tokens of context add to any
+ * iteration (0 unless the model declares decode_ctx_additive; the two
+ * roundings to the ns are allowed for). */
+sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a);
 /* The fixed part of one prefill pass (a prefill's time extrapolated to
  * no tokens: T(1) - (T(2) - T(1))):
  * charged once per prompt when a prompt is computed in chunks or batched

@@ -280,4 +280,5 @@ const model_cost_ops_t model_cost_fitted = {
     .prefill_s = fitted_prefill_s,
     .decode_s = fitted_decode_s,
     .source = fitted_source,
+    .decode_ctx_additive = 1,
 };

@@ -59,4 +59,5 @@ const model_cost_ops_t model_cost_roofline = {
     .prefill_s = roofline_prefill_s,
     .decode_s = roofline_decode_s,
     .source = roofline_source,
+    .decode_ctx_additive = 1,
 };

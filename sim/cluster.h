@@ -161,6 +161,10 @@ double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_
 /* The same load over every request placed on j and not finished (queued
  * for prefill too), with r added: what placement balances. */
 double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r);
+/* The decode instance with the lowest sim_cluster_decode_pred_load for r
+ * (ties: the lowest index), found without evaluating every instance
+ * (sim/decode_pick.c); the same answer as a scan. */
+int sim_cluster_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r);
 /* Expected remaining decode time of a request that has decoded age_ns
  * (what the decode-load forecast, sim_admit_forecast_load, uses):
  * with learned, the mean residual of the observed decode durations longer

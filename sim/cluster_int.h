@@ -46,6 +46,14 @@ typedef struct decode_inst {
     sim_time_t stall_ns; /* and their time */
 } decode_inst_t;
 
+/* sim/decode_pick.c: busy decode instances by the least load they could
+ * have (sim_cluster_decode_least_loaded searches it). */
+typedef struct sim_dpick sim_dpick_t;
+sim_dpick_t *sim_dpick_new(int n_decode);
+void sim_dpick_free(sim_dpick_t *p); /* accepts NULL */
+/* Decode instance j's assigned counts changed. */
+void sim_dpick_update(sim_cluster_t *c, int j);
+
 #define SIM_DUR_BUCKETS 96 /* half-octaves of ns: up to 2^48 ns (3 days) */
 
 /* Record one observed decode duration (decode.c at completion). */
@@ -58,6 +66,7 @@ struct sim_cluster {
     void *system_st, *place_st, *admit_st;
     prefill_inst_t *pf; /* the pd system's instances (NULL under another) */
     decode_inst_t *dc;
+    sim_dpick_t *dpick; /* pd only */
     int n_nodes;
     int64_t kv_cap_tok;
     int64_t kv_bytes_per_tok;

@@ -21,6 +21,7 @@ static void *pd_init(sim_cluster_t *c, const void *params)
     const sim_cluster_args_t *a = &c->a;
     c->pf = sim_xcalloc((size_t)a->pd.n_prefill, sizeof *c->pf, "prefill instances");
     c->dc = sim_xcalloc((size_t)a->pd.n_decode, sizeof *c->dc, "decode instances");
+    c->dpick = sim_dpick_new(a->pd.n_decode);
     if (a->pool.policy) {
         int64_t caps[SIM_N_TIERS] = {a->pool.dram_blocks, a->pool.ssd_blocks};
         c->pool = sim_kvpool_new(c->n_nodes, caps, a->pool.policy, a->pool.policy_params, 0);
@@ -39,9 +40,11 @@ static void pd_free(sim_cluster_t *c, void *st)
     }
     sim_free(c->pf);
     sim_free(c->dc);
+    sim_dpick_free(c->dpick);
     sim_kvpool_free(c->pool);
     c->pf = NULL;
     c->dc = NULL;
+    c->dpick = NULL;
     c->pool = NULL;
 }
 
@@ -69,6 +72,7 @@ static void pd_dispatch(void *ctx, void *obj, int64_t arg)
     d->n_assigned++;
     d->tok_assigned += r->input_tok;
     d->rsv_assigned += r->input_tok + r->output_tok;
+    sim_dpick_update(c, dec.decode);
     /* Decode-side inlining: a short prompt that needs no chunking and
      * whose prefill, stalling the decode batch once, keeps that stall
      * (prefill plus one iteration) within cluster.inline_stall_s runs on
@@ -105,6 +109,7 @@ static void pd_release(void *st, sim_cluster_t *c, sim_req_t *r)
     d->n_assigned--;
     d->tok_assigned -= r->input_tok;
     d->rsv_assigned -= r->input_tok + r->output_tok;
+    sim_dpick_update(c, r->decode_inst);
     sim_cluster_inbound(c, r, 0);
 }
 

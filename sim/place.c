@@ -26,16 +26,7 @@ void sim_place_names(char *buf, size_t len)
 
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
 {
-    int best = 0;
-    double best_t = INFINITY;
-    for (int j = 0; j < sim_cluster_n_decode(c); j++) {
-        double t = sim_cluster_decode_pred_load(c, j, r);
-        if (t < best_t) {
-            best_t = t;
-            best = j;
-        }
-    }
-    return best;
+    return sim_cluster_decode_least_loaded(c, r);
 }
 
 void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_decision_t *out)
