@@ -28,14 +28,16 @@ sim_time_t sim_prefill_chunk_ns(const sim_cluster_t *c, const sim_req_t *r, int6
     return t;
 }
 
-/* The compute part of a plan depends on the request only through its
- * input length and the tokens reused: a pure function of (input, p), kept
- * in a small direct-mapped memo (placement asks for it once per instance
- * and request, mostly with the same p). */
+/* Given what the pool holds, a plan depends on the request only through
+ * its input length: the lead (which fixes the tokens reused) and the
+ * tokens loaded from DRAM and from SSD decide the rest. So the rest is a
+ * pure function of (input, lead, DRAM, SSD tokens), kept in a small
+ * direct-mapped memo: placement plans one request on every instance, and
+ * most of them hold the same. */
 typedef struct sim_prefill_memo_slot {
-    int64_t input_tok, p; /* input_tok 0: empty */
+    int64_t input_tok, lead, dram_tok, ssd_tok; /* input_tok 0: empty */
     int64_t n_chunks;
-    sim_time_t compute_ns, pipe_ns;
+    sim_time_t load_ns, compute_ns, dur_ns;
 } sim_prefill_memo_slot_t;
 
 #define PLAN_MEMO_SLOTS 64
@@ -49,38 +51,42 @@ struct sim_prefill_memo *sim_prefill_memo_new(void)
     return sim_xcalloc(1, sizeof(struct sim_prefill_memo), "prefill plan memo");
 }
 
-static void compute_fill(const sim_cluster_t *c, const sim_req_t *r, int64_t p,
-                         sim_prefill_memo_slot_t *m)
+/* The load, compute and duration of pl (lead and tokens set) into m. */
+static void plan_fill(const sim_cluster_t *c, const sim_req_t *r, const sim_prefill_plan_t *pl,
+                      sim_prefill_memo_slot_t *m)
 {
     m->input_tok = r->input_tok;
-    m->p = p;
+    m->lead = pl->lead;
+    m->dram_tok = pl->dram_tok;
+    m->ssd_tok = pl->ssd_tok;
+    m->load_ns = 0;
+    if (c->pool) {
+        double kvb = (double)c->kv_bytes_per_tok;
+        double load_s = (double)pl->dram_tok * kvb / c->a.pool.dram_load_bytes_per_s +
+                        (double)pl->ssd_tok * kvb / c->a.pool.ssd_read_bytes_per_s;
+        m->load_ns = (sim_time_t)llround(load_s * 1e9);
+    }
+    /* At least the last token is computed: it yields the first output. */
+    int64_t p = SIM_MIN(pl->cached_tok, r->input_tok - 1);
     m->n_chunks = uncached_chunk_count(c, r->input_tok - p);
     m->compute_ns = 0;
+    sim_time_t pipe;
     if (m->n_chunks == 1) {
         m->compute_ns = model_cost_prefill_ns(c->a.cost, r->input_tok, p);
-        m->pipe_ns = m->compute_ns;
-        return;
+        pipe = m->compute_ns;
+    } else {
+        /* G stages of 1/G of the layers: fill with the longest chunk, then
+         * one stage-time per chunk (activations assumed fast). */
+        sim_time_t mx = 0;
+        int g = c->a.pd.prefill_group;
+        for (int64_t j = 0; j < m->n_chunks; j++) {
+            sim_time_t t = sim_prefill_chunk_ns(c, r, p, j, m->n_chunks);
+            m->compute_ns += t;
+            mx = SIM_MAX(mx, t);
+        }
+        pipe = m->compute_ns / g + (g - 1) * (mx / g);
     }
-    /* G stages of 1/G of the layers: fill with the longest chunk, then
-     * one stage-time per chunk (activations assumed fast). */
-    sim_time_t mx = 0;
-    int g = c->a.pd.prefill_group;
-    for (int64_t j = 0; j < m->n_chunks; j++) {
-        sim_time_t t = sim_prefill_chunk_ns(c, r, p, j, m->n_chunks);
-        m->compute_ns += t;
-        mx = SIM_MAX(mx, t);
-    }
-    m->pipe_ns = m->compute_ns / g + (g - 1) * (mx / g);
-}
-
-static const sim_prefill_memo_slot_t *compute_of(const sim_cluster_t *c, const sim_req_t *r,
-                                                 int64_t p)
-{
-    uint64_t h = (uint64_t)r->input_tok * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)p;
-    sim_prefill_memo_slot_t *m = &c->plan_memo->slot[(h ^ h >> 29) % PLAN_MEMO_SLOTS];
-    if (m->input_tok != r->input_tok || m->p != p)
-        compute_fill(c, r, p, m);
-    return m;
+    m->dur_ns = SIM_MAX(pipe, m->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
 }
 
 void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t lead_min,
@@ -101,17 +107,18 @@ void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_
                                         : sim_kvpool_tier_of(c->pool, node, r->blocks[pl->lead - 1]);
             *(last == SIM_TIER_SSD ? &pl->ssd_tok : &pl->dram_tok) -= full - r->input_tok;
         }
-        double kvb = (double)c->kv_bytes_per_tok;
-        double load_s = (double)pl->dram_tok * kvb / c->a.pool.dram_load_bytes_per_s +
-                        (double)pl->ssd_tok * kvb / c->a.pool.ssd_read_bytes_per_s;
-        pl->load_ns = (sim_time_t)llround(load_s * 1e9);
     }
-    /* At least the last token is computed: it yields the first output. */
-    int64_t p = SIM_MIN(pl->cached_tok, r->input_tok - 1);
-    const sim_prefill_memo_slot_t *m = compute_of(c, r, p);
+    uint64_t h = (uint64_t)r->input_tok * UINT64_C(0x9E3779B97F4A7C15) ^
+                 (uint64_t)pl->lead * UINT64_C(0xC2B2AE3D27D4EB4F) ^
+                 (uint64_t)pl->dram_tok * UINT64_C(0x165667B19E3779F9) ^ (uint64_t)pl->ssd_tok;
+    sim_prefill_memo_slot_t *m = &c->plan_memo->slot[(h ^ h >> 29) % PLAN_MEMO_SLOTS];
+    if (m->input_tok != r->input_tok || m->lead != pl->lead || m->dram_tok != pl->dram_tok ||
+        m->ssd_tok != pl->ssd_tok)
+        plan_fill(c, r, pl, m);
+    pl->load_ns = m->load_ns;
     pl->n_chunks = m->n_chunks;
     pl->compute_ns = m->compute_ns;
-    pl->dur_ns = SIM_MAX(m->pipe_ns, pl->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
+    pl->dur_ns = m->dur_ns;
 }
 
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
