@@ -53,6 +53,8 @@ sim_dpick_t *sim_dpick_new(int n_decode);
 void sim_dpick_free(sim_dpick_t *p); /* accepts NULL */
 /* Decode instance j's assigned counts changed. */
 void sim_dpick_update(sim_cluster_t *c, int j);
+/* 1 once a load fell below its bound and every search became a scan. */
+int sim_dpick_fell_back(const sim_cluster_t *c);
 
 #define SIM_DUR_BUCKETS 96 /* half-octaves of ns: up to 2^48 ns (3 days) */
 

@@ -98,6 +98,8 @@ void sim_dpick_update(sim_cluster_t *c, int j)
         dpick_heap_up(p->heap, at, x);
 }
 
+int sim_dpick_fell_back(const sim_cluster_t *c) { return c->dpick && c->dpick->scan; }
+
 static int scan_all(const sim_cluster_t *c, const sim_req_t *r)
 {
     int best = 0;

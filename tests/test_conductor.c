@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "models/cost.h"
 #include "sim/cluster_int.h"
 #include "sim/config.h"
 #include "sim/evict.h"
+#include "sim/rng.h"
 #include "sim/run.h"
 
 typedef struct world {
@@ -223,6 +226,8 @@ START_TEST(test_decode_balancer_respects_vram)
     d1->n_assigned = 20;
     d1->tok_assigned = 20 * 2000;
     d1->rsv_assigned = 20 * 2500;
+    sim_dpick_update(w.c, 0);
+    sim_dpick_update(w.c, 1);
     /* The old rule (iteration time alone) favours 0. */
     ck_assert_int_lt(model_cost_decode_ns(w.cost, 2, 1000 + 8000),
                      model_cost_decode_ns(w.cost, 21, 20 * 2000 + 8000));
@@ -235,7 +240,54 @@ START_TEST(test_decode_balancer_respects_vram)
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK); /* the Conductor, SLO check on */
     ck_assert_int_eq(d.decode, 1);
     d0->rsv_assigned = 20000; /* room again: the shorter iteration wins */
+    sim_dpick_update(w.c, 0);
     ck_assert_int_eq(sim_place_decode_least_loaded(w.c, &w.r), 0);
+    world_free(&w);
+}
+END_TEST
+
+/* The balancer's search (a heap of bounds, idle instances in a bitmap)
+ * picks what a scan of every instance picks: 300 decode instances, many
+ * idle or alike (ties), random loads near the VRAM bound, random
+ * requests, and counts changed between searches. */
+START_TEST(test_decode_balancer_search_is_scan)
+{
+    world_t w;
+    world_new_pd(&w, 1, 300, 1, 1.5);
+    int64_t cap = sim_cluster_decode_kv_cap_tok(w.c);
+    gsl_rng *g = sim_rng_new(11, 7);
+    for (int step = 0; step < 3000; step++) {
+        /* From step 1500 on no instance is idle (an idle one always wins). */
+        int lo = step == 1500 ? 0 : (int)gsl_rng_uniform_int(g, 300);
+        int hi = step == 1500 ? 300 : lo + 1;
+        for (int j = lo; j < hi; j++) {
+            decode_inst_t *d = &w.c->dc[j];
+            unsigned kind = (unsigned)gsl_rng_uniform_int(g, 4);
+            kind += kind == 0 && step >= 1500;
+            d->n_assigned = kind == 0 ? 0 : 1 + (int64_t)gsl_rng_uniform_int(g, kind == 1 ? 2 : 60);
+            d->tok_assigned =
+                d->n_assigned * (kind == 1 ? 1000 : 1 + (int64_t)gsl_rng_uniform_int(g, 6000));
+            d->rsv_assigned = kind == 0   ? 0
+                              : kind == 1 ? d->tok_assigned /* alike: ties */
+                                          : SIM_MIN(cap, d->tok_assigned + (int64_t)gsl_rng_uniform_int(
+                                                                              g, (unsigned long)cap));
+            sim_dpick_update(w.c, j);
+        }
+        w.r.input_tok = 1 + (int64_t)gsl_rng_uniform_int(g, 30000);
+        w.r.output_tok = 1 + (int64_t)gsl_rng_uniform_int(g, 2000);
+        int best = 0;
+        double best_t = sim_cluster_decode_pred_load(w.c, 0, &w.r);
+        for (int k = 1; k < 300; k++) {
+            double t = sim_cluster_decode_pred_load(w.c, k, &w.r);
+            if (t < best_t) {
+                best_t = t;
+                best = k;
+            }
+        }
+        ck_assert_msg(sim_place_decode_least_loaded(w.c, &w.r) == best, "step %d", step);
+    }
+    ck_assert_int_eq(sim_dpick_fell_back(w.c), 0); /* the bounds held: it searched */
+    gsl_rng_free(g);
     world_free(&w);
 }
 END_TEST
@@ -492,6 +544,7 @@ Suite *test_conductor_suite(void)
     tcase_add_test(tc, test_alg1_tie_and_local_scope);
     tcase_add_test(tc, test_alg1_reject_ttft_and_tbt);
     tcase_add_test(tc, test_decode_balancer_respects_vram);
+    tcase_add_test(tc, test_decode_balancer_search_is_scan);
     tcase_add_test(tc, test_cold_replicas_evicted_first);
     tcase_add_test(tc, test_hot_spot_replication);
     tcase_add_test(tc, test_alg1_handoff_aware);

@@ -30,15 +30,26 @@ typedef struct kimi_len {
     double mu, sigma; /* lognormal */
 } kimi_len_t;
 
-/* An open session: the ids of its last turn's prompt. Slots past the open
- * ones keep their buffers for reuse. */
+/* An open session: the ids of its last turn's prompt. Closed sessions
+ * keep their buffers for reuse. */
 typedef struct kimi_session {
     uint64_t *ids;
     size_t ids_cap;
     int64_t input_tok;  /* last turn's prompt */
     int64_t output_tok; /* last turn's output */
     sim_time_t last_ns; /* last turn's arrival */
+    uint32_t at;        /* its place in the age order */
+    uint32_t gen;       /* bumped at each turn and at closing: stale wait entries */
+    int ready;          /* counted in the ready tree */
 } kimi_session_t;
+
+/* A session waiting for its user: ready once last_ns is turn_gap_s old. */
+typedef struct kimi_wait {
+    uint32_t si, gen;
+    sim_time_t last_ns;
+} kimi_wait_t;
+
+#define NO_SESSION UINT32_MAX
 
 typedef struct kimi_state {
     trace_gen_params_t p;
@@ -48,9 +59,18 @@ typedef struct kimi_state {
     int64_t n_done;
     sim_time_t t_ns;
     int64_t burst_left;
-    /* Open sessions, oldest first: ring[(head + i) % cap], i < n_open. */
-    kimi_session_t *ring;
-    size_t cap, head, n_open;
+    sim_time_t gap_ns; /* turn_gap_s */
+    /* Open sessions (see "open sessions" below). */
+    kimi_session_t *sess; /* every session slot made; closed ones on the free stack */
+    size_t n_sess, cap_sess;
+    uint32_t *free_sess;
+    size_t n_free, cap_free;
+    uint32_t *ord; /* sessions by age, oldest first, NO_SESSION where one closed */
+    size_t n_ord, cap_ord, first; /* first: the oldest open one's place */
+    int32_t *tree; /* Fenwick tree over ord: ready sessions */
+    size_t n_open, n_ready;
+    kimi_wait_t *wq; /* sessions not yet ready, by last_ns (a ring) */
+    size_t wq_head, n_wq, cap_wq;
     uint64_t sys_blocks; /* full system-prompt blocks: ids 0..sys_blocks-1 */
     uint64_t next_id;
 } kimi_state_t;
@@ -164,9 +184,13 @@ static void kimi_close(void *state)
     kimi_state_t *s = state;
     if (!s)
         return;
-    for (size_t i = 0; i < s->cap; i++)
-        sim_free(s->ring[i].ids);
-    sim_free(s->ring);
+    for (size_t i = 0; i < s->n_sess; i++)
+        sim_free(s->sess[i].ids);
+    sim_free(s->sess);
+    sim_free(s->free_sess);
+    sim_free(s->ord);
+    sim_free(s->tree);
+    sim_free(s->wq);
     gsl_rng_free(s->r_arr); /* GSL accepts NULL */
     gsl_rng_free(s->r_len);
     gsl_rng_free(s->r_sess);
@@ -186,45 +210,160 @@ static void *kimi_open(const trace_open_args_t *args, sim_err_t *err)
     s->r_sess = sim_rng_new(args->seed, SIM_RNG_SESSIONS);
     s->sys_blocks = (uint64_t)(s->p.system_prompt_tok / TRACE_BLOCK_TOK);
     s->next_id = s->sys_blocks;
+    /* Beyond 2^62 ns (146 years) no session is ever ready again. */
+    double gap = s->p.turn_gap_s * 1e9;
+    s->gap_ns = gap < 0x1p62 ? (sim_time_t)llround(gap) : (sim_time_t)1 << 62;
     return s;
 }
 
-static kimi_session_t *slot(kimi_state_t *s, size_t i) { return &s->ring[(s->head + i) % s->cap]; }
+/* ---- open sessions ----
+ * In age order (creation order) in ord, where a closed session leaves a
+ * hole until the array is compacted (amortized O(1) a session). The
+ * sessions ready to go on are counted in a Fenwick tree over ord, so the
+ * k-th ready one in age order is found in O(log n); sessions become ready
+ * in the order of their last turns (arrivals only move forward), so those
+ * not yet ready wait in a FIFO. Memory is bounded by max_sessions. */
 
-/* Remove open session i (0 = oldest), keeping age order; its buffer moves
- * to the first spare slot. O(n_open). */
-static void session_remove(kimi_state_t *s, size_t i)
+static void tree_add(kimi_state_t *s, size_t at, int32_t d)
 {
-    kimi_session_t gone = *slot(s, i);
-    if (i == 0) {
-        s->head = (s->head + 1) % s->cap;
-    } else {
-        for (size_t j = i; j + 1 < s->n_open; j++)
-            *slot(s, j) = *slot(s, j + 1);
-    }
-    s->n_open--;
-    if (i != 0)
-        *slot(s, s->n_open) = gone;
+    for (size_t i = at + 1; i <= s->cap_ord; i += i & -i)
+        s->tree[i - 1] += d;
 }
 
-/* A slot for a new session, the youngest; closes the oldest when
- * max_sessions are open and grows the ring (up to max_sessions) when full. */
-static kimi_session_t *session_add(kimi_state_t *s)
+/* The place in ord of the k-th (0-based) ready session. */
+static size_t tree_find(const kimi_state_t *s, size_t k)
 {
-    if (s->n_open == (size_t)s->p.max_sessions) {
-        session_remove(s, 0);
-    } else if (s->n_open == s->cap) {
-        size_t ncap = SIM_MIN(SIM_MAX(s->cap * 2, (size_t)16), (size_t)s->p.max_sessions);
-        kimi_session_t *nr = sim_xcalloc(ncap, sizeof *nr, "kimi.sessions");
-        for (size_t i = 0; i < s->cap; i++)
-            nr[i] = *slot(s, i);
-        sim_free(s->ring);
-        s->ring = nr;
-        s->cap = ncap;
-        s->head = 0;
+    size_t at = 0, step = 1;
+    while (step * 2 <= s->cap_ord)
+        step *= 2;
+    for (; step > 0; step /= 2)
+        if (at + step <= s->cap_ord && (size_t)s->tree[at + step - 1] <= k) {
+            at += step;
+            k -= (size_t)s->tree[at - 1];
+        }
+    return at;
+}
+
+static void set_ready(kimi_state_t *s, kimi_session_t *x, int ready)
+{
+    if (x->ready == ready)
+        return;
+    x->ready = ready;
+    tree_add(s, x->at, ready ? 1 : -1);
+    s->n_ready = ready ? s->n_ready + 1 : s->n_ready - 1;
+}
+
+/* Mark ready every session whose last turn is at or before ready_before. */
+static void wake(kimi_state_t *s, sim_time_t ready_before)
+{
+    while (s->n_wq > 0 && s->wq[s->wq_head].last_ns <= ready_before) {
+        kimi_wait_t w = s->wq[s->wq_head];
+        s->wq_head = (s->wq_head + 1) % s->cap_wq;
+        s->n_wq--;
+        if (s->sess[w.si].gen == w.gen)
+            set_ready(s, &s->sess[w.si], 1);
     }
+}
+
+/* Queue si to wake; drops stale entries first when they could pile up. */
+static void wait_push(kimi_state_t *s, uint32_t si)
+{
+    if (s->n_wq == s->cap_wq) {
+        size_t live = 0;
+        for (size_t i = 0; i < s->n_wq; i++) {
+            kimi_wait_t w = s->wq[(s->wq_head + i) % s->cap_wq];
+            live += s->sess[w.si].gen == w.gen;
+        }
+        size_t ncap = SIM_MAX(2 * (live + 1), (size_t)16);
+        kimi_wait_t *nq = sim_xmalloc(ncap * sizeof *nq, "kimi.waiting");
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_wq; i++) {
+            kimi_wait_t w = s->wq[(s->wq_head + i) % s->cap_wq];
+            if (s->sess[w.si].gen == w.gen)
+                nq[n++] = w;
+        }
+        sim_free(s->wq);
+        s->wq = nq;
+        s->cap_wq = ncap;
+        s->wq_head = 0;
+        s->n_wq = n;
+    }
+    kimi_session_t *x = &s->sess[si];
+    s->wq[(s->wq_head + s->n_wq++) % s->cap_wq] = (kimi_wait_t){si, x->gen, x->last_ns};
+}
+
+/* Session si's turn at t: it waits for its user again. */
+static void session_turn(kimi_state_t *s, uint32_t si, sim_time_t t)
+{
+    kimi_session_t *x = &s->sess[si];
+    set_ready(s, x, 0);
+    x->last_ns = t;
+    x->gen++;
+    wait_push(s, si);
+}
+
+static void session_remove(kimi_state_t *s, uint32_t si)
+{
+    kimi_session_t *x = &s->sess[si];
+    set_ready(s, x, 0);
+    x->gen++;
+    s->ord[x->at] = NO_SESSION;
+    s->n_open--;
+    while (s->first < s->n_ord && s->ord[s->first] == NO_SESSION)
+        s->first++;
+    sim_grow((void **)&s->free_sess, &s->cap_free, s->n_free + 1, sizeof *s->free_sess,
+             "kimi.sessions");
+    s->free_sess[s->n_free++] = si;
+}
+
+/* ord is full: move the open sessions to a fresh array with as much room
+ * again, in order, and rebuild the tree. */
+static void order_compact(kimi_state_t *s)
+{
+    size_t ncap = SIM_MAX(2 * (s->n_open + 1), (size_t)16);
+    uint32_t *nord = sim_xmalloc(ncap * sizeof *nord, "kimi.sessions");
+    int32_t *ntree = sim_xcalloc(ncap, sizeof *ntree, "kimi.sessions");
+    size_t n = 0;
+    for (size_t i = s->first; i < s->n_ord; i++)
+        if (s->ord[i] != NO_SESSION) {
+            s->sess[s->ord[i]].at = (uint32_t)n;
+            ntree[n] = s->sess[s->ord[i]].ready;
+            nord[n++] = s->ord[i];
+        }
+    for (size_t i = 1; i <= ncap; i++) /* O(n) Fenwick build */
+        if (i + (i & -i) <= ncap)
+            ntree[i + (i & -i) - 1] += ntree[i - 1];
+    sim_free(s->ord);
+    sim_free(s->tree);
+    s->ord = nord;
+    s->tree = ntree;
+    s->cap_ord = ncap;
+    s->n_ord = n;
+    s->first = 0;
+}
+
+/* A new session, the youngest (its turn is the caller's); closes the
+ * oldest when max_sessions are open. */
+static uint32_t session_add(kimi_state_t *s)
+{
+    if (s->n_open == (size_t)s->p.max_sessions)
+        session_remove(s, s->ord[s->first]);
+    if (s->n_ord == s->cap_ord)
+        order_compact(s);
+    uint32_t si;
+    if (s->n_free > 0) {
+        si = s->free_sess[--s->n_free];
+    } else {
+        sim_grow((void **)&s->sess, &s->cap_sess, s->n_sess + 1, sizeof *s->sess, "kimi.sessions");
+        si = (uint32_t)s->n_sess++;
+        memset(&s->sess[si], 0, sizeof s->sess[si]);
+    }
+    kimi_session_t *x = &s->sess[si];
+    x->ready = 0;
+    x->at = (uint32_t)s->n_ord;
+    s->ord[s->n_ord++] = si;
     s->n_open++;
-    return slot(s, s->n_open - 1);
+    return si;
 }
 
 /* Make room for n ids in session x. */
@@ -283,21 +422,16 @@ static int kimi_next(void *state, trace_req_t *out, sim_err_t *err)
     double u = gsl_rng_uniform(s->r_sess);
     int64_t new_tok = len_sample(&s->in, s->r_len);
     int64_t out_tok = len_sample(&s->out, s->r_len);
-    kimi_session_t *x = NULL;
+    uint32_t xi = NO_SESSION;
     int64_t in_tok = 0;
     /* Sessions whose last turn is at least turn_gap_s old can go on; a
-     * user answers only after reading the previous reply. O(n_open). */
-    sim_time_t ready_before = s->t_ns - (sim_time_t)llround(p->turn_gap_s * 1e9);
-    size_t n_ready = 0;
-    if (u < p->p_continue)
-        for (size_t j = 0; j < s->n_open; j++)
-            n_ready += slot(s, j)->last_ns <= ready_before;
+     * user answers only after reading the previous reply. O(log n_open). */
+    wake(s, s->t_ns - s->gap_ns);
+    size_t n_ready = u < p->p_continue ? s->n_ready : 0;
     if (n_ready > 0) {
-        size_t k = (size_t)gsl_rng_uniform_int(s->r_sess, (unsigned long)n_ready), i = 0;
-        for (;; i++)
-            if (slot(s, i)->last_ns <= ready_before && k-- == 0)
-                break;
-        kimi_session_t *c = slot(s, i);
+        size_t k = (size_t)gsl_rng_uniform_int(s->r_sess, (unsigned long)n_ready);
+        uint32_t ci = s->ord[tree_find(s, k)];
+        kimi_session_t *c = &s->sess[ci];
         int64_t tok = c->input_tok + c->output_tok + new_tok;
         if (tok <= p->max_context_tok) {
             /* The previous prompt's full blocks are unchanged; its partial
@@ -307,14 +441,15 @@ static int kimi_next(void *state, trace_req_t *out, sim_err_t *err)
             session_ids(c, n);
             for (size_t b = keep; b < n; b++)
                 c->ids[b] = s->next_id++;
-            x = c;
+            xi = ci;
             in_tok = tok;
         } else {
-            session_remove(s, i); /* context full: the user starts over */
+            session_remove(s, ci); /* context full: the user starts over */
         }
     }
-    if (!x) {
-        x = session_add(s);
+    if (xi == NO_SESSION) {
+        xi = session_add(s);
+        kimi_session_t *x = &s->sess[xi];
         in_tok = SIM_MIN(p->system_prompt_tok + new_tok, p->max_context_tok);
         size_t n = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
         session_ids(x, n);
@@ -324,9 +459,10 @@ static int kimi_next(void *state, trace_req_t *out, sim_err_t *err)
         for (; b < n; b++)
             x->ids[b] = s->next_id++;
     }
+    kimi_session_t *x = &s->sess[xi];
     x->input_tok = in_tok;
     x->output_tok = out_tok;
-    x->last_ns = s->t_ns;
+    session_turn(s, xi, s->t_ns);
     s->n_done++;
     out->arrival_ns = s->t_ns;
     out->input_tok = in_tok;
