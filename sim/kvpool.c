@@ -3,8 +3,9 @@
  * first of its replica entries (a direct array while ids are small, else a
  * hash map); replicas are chained both ways and the chain's head counts
  * them. A block with many replicas (a shared system prompt held by every
- * node) also gets a slot in a (slot, node) -> entry map, so finding one
- * node's replica stays O(1) however long its chain. Each evictable tier orders its unpinned entries for eviction: a
+ * node) also gets a wide slot: a (slot, node) -> entry map, so finding one
+ * node's replica stays O(1) however long its chain, and a packed list of
+ * its replicas (node, tier), so a walk over all of them reads one array. Each evictable tier orders its unpinned entries for eviction: a
  * few tick-sorted runs for recency policies (O(1)), else a lazy min-heap
  * by policy key. */
 #include "sim/kvpool.h"
@@ -26,7 +27,8 @@ typedef struct kv_entry {
     uint32_t next;         /* next replica of the same id, or free-list link */
     uint32_t prev;         /* previous replica; NONE at the chain's head */
     uint32_t n_rep;        /* at the chain's head: replicas of the id */
-    uint32_t wide;         /* at the chain's head: its slot in the wide map, or NONE */
+    uint32_t wide;         /* at the chain's head: its wide slot, or NONE */
+    uint32_t wpos;         /* in a wide chain: its place in the slot's list */
     uint32_t gen;          /* bumped whenever its heap node goes stale */
     uint32_t lprev, lnext; /* links in its run */
     uint32_t pins;
@@ -83,8 +85,8 @@ struct sim_kvpool {
     uint32_t free_head;
     sim_hmap_t index;     /* id -> first replica entry */
     sim_hmap_t wide;      /* (wide slot << 32 | node) -> that node's replica */
-    uint32_t wide_free;   /* recycled wide slots, linked through wide_next */
-    uint32_t *wide_next;
+    struct kv_wide *wides; /* [slot] */
+    uint32_t wide_free;   /* recycled wide slots, linked through next_free */
     size_t n_wide, cap_wide;
     uint32_t *dense_head; /* the same while dense: [id] */
     size_t n_dense;
@@ -362,34 +364,87 @@ static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
 #define WIDE_ON 8
 #define WIDE_OFF 4
 
+/* One replica in a wide slot's list. */
+typedef struct kv_rep {
+    int32_t node;
+    uint32_t tier;
+    uint32_t ei;
+} kv_rep_t;
+
+typedef struct kv_wide {
+    kv_rep_t *rep; /* its replicas, in no particular order */
+    size_t n, cap;
+    uint32_t next_free;
+} kv_wide_t;
+
 static uint64_t wide_key(uint32_t slot, int node) { return (uint64_t)slot << 32 | (uint32_t)node; }
 
-/* Give the chain headed by head a wide slot and map its replicas. */
+/* Add replica ei to wide slot slot: the map and the list. */
+static void wide_add(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
+{
+    kv_wide_t *w = &p->wides[slot];
+    kv_entry_t *x = &p->e[ei];
+    sim_hmap_put(&p->wide, wide_key(slot, x->node), ei);
+    sim_grow((void **)&w->rep, &w->cap, w->n + 1, sizeof *w->rep, "kvpool wide replicas");
+    x->wpos = (uint32_t)w->n;
+    w->rep[w->n++] = (kv_rep_t){x->node, x->tier, ei};
+}
+
+/* Take replica ei out of wide slot slot (the last one fills its place). */
+static void wide_del(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
+{
+    kv_wide_t *w = &p->wides[slot];
+    kv_entry_t *x = &p->e[ei];
+    sim_hmap_del(&p->wide, wide_key(slot, x->node));
+    kv_rep_t last = w->rep[--w->n];
+    if (x->wpos < w->n) {
+        w->rep[x->wpos] = last;
+        p->e[last.ei].wpos = x->wpos;
+    }
+}
+
+static void wide_release(sim_kvpool_t *p, uint32_t slot)
+{
+    p->wides[slot].n = 0;
+    p->wides[slot].next_free = p->wide_free;
+    p->wide_free = slot;
+}
+
+/* Give the chain headed by head a wide slot with its replicas. */
 static void wide_make(sim_kvpool_t *p, uint32_t head)
 {
     uint32_t slot = p->wide_free;
     if (slot != NONE) {
-        p->wide_free = p->wide_next[slot];
+        p->wide_free = p->wides[slot].next_free;
     } else {
         SIM_ASSERT(p->n_wide < NONE);
-        sim_grow((void **)&p->wide_next, &p->cap_wide, p->n_wide + 1, sizeof *p->wide_next,
+        size_t n0 = p->cap_wide;
+        sim_grow((void **)&p->wides, &p->cap_wide, p->n_wide + 1, sizeof *p->wides,
                  "kvpool wide slots");
+        memset(p->wides + n0, 0, (p->cap_wide - n0) * sizeof *p->wides);
         slot = (uint32_t)p->n_wide++;
     }
     p->e[head].wide = slot;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
-        sim_hmap_put(&p->wide, wide_key(slot, p->e[ei].node), ei);
+        wide_add(p, slot, ei);
 }
 
-/* Unmap the chain headed by head (its replicas as they are now). */
+/* Take the chain headed by head out of its wide slot and free it. */
 static void wide_unmake(sim_kvpool_t *p, uint32_t head)
 {
     uint32_t slot = p->e[head].wide;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
         sim_hmap_del(&p->wide, wide_key(slot, p->e[ei].node));
-    p->wide_next[slot] = p->wide_free;
-    p->wide_free = slot;
+    wide_release(p, slot);
     p->e[head].wide = NONE;
+}
+
+/* Entry ei changed tier: its wide list entry follows. */
+static void wide_tier(sim_kvpool_t *p, uint32_t ei)
+{
+    uint32_t head = idx_get(p, p->e[ei].id);
+    if (p->e[head].wide != NONE)
+        p->wides[p->e[head].wide].rep[p->e[ei].wpos].tier = p->e[ei].tier;
 }
 
 /* ---- entries ---- */
@@ -436,7 +491,7 @@ static void chain_add(sim_kvpool_t *p, uint32_t ei)
     rep_count(p, n, n + 1);
     idx_set(p, x->id, head, ei);
     if (x->wide != NONE)
-        sim_hmap_put(&p->wide, wide_key(x->wide, x->node), ei);
+        wide_add(p, x->wide, ei);
     else if (n + 1 >= WIDE_ON)
         wide_make(p, ei);
 }
@@ -450,7 +505,7 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
     uint32_t n = p->e[head].n_rep;
     uint32_t wide = p->e[head].wide;
     if (wide != NONE)
-        sim_hmap_del(&p->wide, wide_key(wide, x->node));
+        wide_del(p, wide, ei);
     if (x->next != NONE)
         p->e[x->next].prev = x->prev;
     if (x->prev != NONE) {
@@ -465,12 +520,10 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
         head = x->next;
     }
     if (wide != NONE && n - 1 < WIDE_OFF) {
-        if (head != NONE) {
+        if (head != NONE)
             wide_unmake(p, head);
-        } else {
-            p->wide_next[wide] = p->wide_free;
-            p->wide_free = wide;
-        }
+        else
+            wide_release(p, wide);
     }
     p->n_entries--;
     rep_count(p, n, n - 1);
@@ -523,6 +576,7 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
         if (evict_one(p, node, tier) != 0)
             return -1;
     p->e[ei].tier = (uint8_t)tier;
+    wide_tier(p, ei);
     p->ver++;
     t->size++;
     SIM_ASSERT(t->cap < 0 || t->size <= t->cap);
@@ -630,7 +684,9 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->memo.by_tier);
     sim_hmap_free(&p->index);
     sim_hmap_free(&p->wide);
-    sim_free(p->wide_next);
+    for (size_t w = 0; w < p->n_wide; w++)
+        sim_free(p->wides[w].rep);
+    sim_free(p->wides);
     sim_free(p);
 }
 
@@ -759,7 +815,22 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
     uint32_t k = 0;
     for (; k < n; k++) {
         int alive = 0;
-        for (uint32_t ei = idx_get(p, blocks[k]); ei != NONE; ei = p->e[ei].next) {
+        uint32_t head = idx_get(p, blocks[k]);
+        if (head != NONE && p->e[head].wide != NONE) {
+            const kv_wide_t *w = &p->wides[p->e[head].wide];
+            for (size_t q = 0; q < w->n; q++) {
+                const kv_rep_t *x = &w->rep[q];
+                if (m->len[x->node] == k) {
+                    m->len[x->node] = k + 1;
+                    m->by_tier[(size_t)x->node * SIM_N_TIERS + x->tier]++;
+                    alive = 1;
+                }
+            }
+            if (!alive)
+                break;
+            continue;
+        }
+        for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
             const kv_entry_t *x = &p->e[ei];
             if (m->len[x->node] == k) {
                 m->len[x->node] = k + 1;
@@ -865,7 +936,8 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
 }
 
 /* A chain of r replicas headed by head is wide exactly as the
- * hysteresis allows, and then the wide map finds each replica; *n counts
+ * hysteresis allows, and then the wide map finds each replica and the
+ * slot's list holds each one (node, tier) where it says; *n counts
  * the map's slots it accounts for. */
 static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
 {
@@ -874,9 +946,14 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
         return r >= WIDE_ON;
     if (r < WIDE_OFF || slot >= p->n_wide)
         return 1;
+    const kv_wide_t *w = &p->wides[slot];
+    if (w->n != r)
+        return 1;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         const uint32_t *v = sim_hmap_get(&p->wide, wide_key(slot, p->e[ei].node));
-        if (!v || *v != ei)
+        const kv_entry_t *x = &p->e[ei];
+        if (!v || *v != ei || x->wpos >= w->n || w->rep[x->wpos].ei != ei ||
+            w->rep[x->wpos].node != x->node || w->rep[x->wpos].tier != x->tier)
             return 1;
     }
     *n += r;
