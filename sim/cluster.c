@@ -347,6 +347,12 @@ void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, 
         out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
 }
 
+void sim_cluster_prefill_pred_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
+                                  const uint32_t *lead_min, sim_time_t *out)
+{
+    sim_prefill_predict_all(c, r, leads, lead_min, out);
+}
+
 sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j, const sim_req_t *r)
 {
     return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, i), sim_cluster_decode_node(c, j),

@@ -148,6 +148,12 @@ sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const
 /* For each prefill instance, the leading blocks of r its node holds (out
  * has n_prefill entries); 0 for all when the pool is off. */
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out);
+/* out[i] = sim_cluster_prefill_pred_lead_ns(c, i, r, lead_min[i]) for every
+ * prefill instance, from leads as sim_cluster_prefix_by_instance just gave
+ * them (nothing in the pool changed since), without a prefix look-up per
+ * instance. */
+void sim_cluster_prefill_pred_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
+                                  const uint32_t *lead_min, sim_time_t *out);
 /* Overload view (admission). */
 /* The prefill load r would meet: its lowest predicted TTFT over prefill
  * instances (queue wait + its prefill there), in ns. */

@@ -123,6 +123,9 @@ void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on);
 
 /* sim/prefill_plan.c: the plan memo of a new cluster (freed with sim_free). */
 struct sim_prefill_memo *sim_prefill_memo_new(void);
+/* sim_cluster_prefill_pred_all's work (sim/prefill_plan.c). */
+void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
+                             const uint32_t *lead_min, sim_time_t *out);
 
 /* prefill.c (sim/prefill_plan.c for the prediction) */
 /* Queue a placed request (fetch started if it asks for one). */

@@ -852,6 +852,12 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
     memcpy(out, m->len, nn * sizeof *out);
 }
 
+void sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p, int node, uint32_t by_tier[SIM_N_TIERS])
+{
+    SIM_ASSERT(p->memo.ver == p->ver);
+    memcpy(by_tier, &p->memo.by_tier[(size_t)node * SIM_N_TIERS], SIM_N_TIERS * sizeof *by_tier);
+}
+
 /* Only the first block's count is ever read (a prefix's fetches all pass
  * through its first block), so only blocks[0] is counted. */
 uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks, uint32_t n)

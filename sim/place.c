@@ -109,24 +109,28 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     uint32_t best_len;
     int fastest = fetch_sources(c, leads, n, allow_fetch, &best_len, s);
     s->memo_fetch_ok = 0;
+    for (int i = 0; i < n; i++) {
+        sim_place_est_t *e = &s->est[i];
+        e->lead_blocks = leads[i];
+        e->ttft_ns = 0; /* fetching the longer prefix */
+        e->fetch_from = -1;
+        uint32_t own = leads[i];
+        if (allow_fetch && best_len > own &&
+            (own == 0 || (double)best_len / (double)own > threshold)) {
+            e->ttft_ns = fetch_plan(c, r, i, own, best_len, fastest, s, &e->fetch_from);
+            e->lead_blocks = best_len;
+        }
+        s->lead_min[i] = e->lead_blocks;
+    }
+    sim_cluster_prefill_pred_all(c, r, leads, s->lead_min, s->pred);
     /* The hand-off estimate depends on i only through its send share. */
     double last_send = -1;
     sim_time_t last_h = 0;
     int best = 0;
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
-        e->lead_blocks = leads[i];
-        sim_time_t transfer_ns = 0; /* fetching the longer prefix */
-        e->fetch_from = -1;
-        uint32_t own = leads[i];
-        if (allow_fetch && best_len > own &&
-            (own == 0 || (double)best_len / (double)own > threshold)) {
-            transfer_ns = fetch_plan(c, r, i, own, best_len, fastest, s, &e->fetch_from);
-            e->lead_blocks = best_len;
-        }
-        sim_time_t queue_ns = sim_cluster_prefill_wait_ns(c, i);
-        sim_time_t prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
-        e->ttft_ns = transfer_ns + queue_ns + prefill_ns;
+        sim_time_t prefill_ns = s->pred[i];
+        e->ttft_ns += sim_cluster_prefill_wait_ns(c, i) + prefill_ns;
         if (decode >= 0) {
             double send = sim_cluster_send_share(c, i);
             if (send != last_send) {
@@ -149,6 +153,8 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     s->est = sim_xmalloc(n * sizeof *s->est, "placement estimates");
     s->holders = sim_xmalloc(n * sizeof *s->holders, "placement holders");
     s->shares = sim_xmalloc(n * sizeof *s->shares, "placement shares");
+    s->lead_min = sim_xmalloc(n * sizeof *s->lead_min, "placement leads");
+    s->pred = sim_xmalloc(n * sizeof *s->pred, "placement predictions");
     return s;
 }
 
@@ -161,5 +167,7 @@ void sim_place_scratch_free(void *scratch)
     sim_free(s->est);
     sim_free(s->holders);
     sim_free(s->shares);
+    sim_free(s->lead_min);
+    sim_free(s->pred);
     sim_free(s);
 }

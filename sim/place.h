@@ -72,6 +72,8 @@ typedef struct sim_place_scratch {
     int *holders;
     double *shares;
     int n_shares;
+    uint32_t *lead_min;  /* each instance's lead with its planned fetch */
+    sim_time_t *pred;    /* its predicted prefill time with that lead */
     /* The last fetch planned in this estimate: for an instance with the
      * same receive share and own prefix, the same source and time. */
     int memo_fetch_ok;

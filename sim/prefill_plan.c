@@ -89,14 +89,15 @@ static void plan_fill(const sim_cluster_t *c, const sim_req_t *r, const sim_pref
     m->dur_ns = SIM_MAX(pipe, m->load_ns) + (c->pool ? c->a.pool.store_overhead_ns : 0);
 }
 
-void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t lead_min,
+/* The plan's lead and tokens from node's own run (local blocks, by_tier
+ * of them in each tier) and lead_min blocks a fetch brings; then the rest
+ * from the memo. */
+static void plan_from(const sim_cluster_t *c, int node, const sim_req_t *r, uint32_t local,
+                      const uint32_t by_tier[SIM_N_TIERS], uint32_t lead_min,
                       sim_prefill_plan_t *pl)
 {
     memset(pl, 0, sizeof *pl);
     if (c->pool) {
-        int node = sim_cluster_pool_node(c, i);
-        uint32_t by_tier[SIM_N_TIERS];
-        uint32_t local = sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, by_tier);
         pl->lead = local > lead_min ? local : lead_min;
         int64_t full = (int64_t)pl->lead * TRACE_BLOCK_TOK;
         pl->cached_tok = SIM_MIN(full, r->input_tok);
@@ -119,6 +120,44 @@ void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_
     pl->n_chunks = m->n_chunks;
     pl->compute_ns = m->compute_ns;
     pl->dur_ns = m->dur_ns;
+}
+
+void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t lead_min,
+                      sim_prefill_plan_t *pl)
+{
+    int node = sim_cluster_pool_node(c, i);
+    uint32_t by_tier[SIM_N_TIERS] = {0};
+    uint32_t local = c->pool ? sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, by_tier) : 0;
+    plan_from(c, node, r, local, by_tier, lead_min, pl);
+}
+
+void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
+                             const uint32_t *lead_min, sim_time_t *out)
+{
+    /* An instance whose node holds what the previous one's holds, and
+     * that is planned the same fetch, has the same plan; a run that is the
+     * whole request also depends on its last block's tier, so it is
+     * planned afresh. */
+    uint32_t prev_by[SIM_N_TIERS] = {0}, by_tier[SIM_N_TIERS] = {0};
+    uint32_t prev_local = 0, prev_min = 0;
+    sim_time_t prev = -1;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        int node = sim_cluster_pool_node(c, i);
+        if (c->pool)
+            sim_kvpool_prefix_all_tiers(c->pool, node, by_tier);
+        uint32_t local = leads[i];
+        if (prev >= 0 && local == prev_local && lead_min[i] == prev_min &&
+            memcmp(by_tier, prev_by, sizeof by_tier) == 0 && local < r->n_blocks) {
+            out[i] = prev;
+            continue;
+        }
+        sim_prefill_plan_t pl;
+        plan_from(c, node, r, local, by_tier, lead_min[i], &pl);
+        out[i] = prev = pl.dur_ns;
+        prev_local = local;
+        prev_min = lead_min[i];
+        memcpy(prev_by, by_tier, sizeof by_tier);
+    }
 }
 
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,

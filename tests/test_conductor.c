@@ -292,6 +292,41 @@ START_TEST(test_decode_balancer_search_is_scan)
 }
 END_TEST
 
+/* The prediction for every instance at once (one prefix walk, plans
+ * shared by instances that hold alike) equals each instance's own: 12
+ * instances of small DRAM over SSD holding random runs (the whole
+ * request, partial last block included, in either tier), random planned
+ * fetches. */
+START_TEST(test_prefill_pred_all_is_per_instance)
+{
+    world_t w;
+    world_new_pd(&w, 12, 1, 1, 1.5);
+    gsl_rng *g = sim_rng_new(5, 9);
+    for (int i = 0; i < 12; i++) { /* small DRAM over SSD: runs split between tiers */
+        sim_kvpool_set_capacity(w.c->pool, sim_cluster_pool_node(w.c, i), SIM_TIER_SSD, 100);
+        sim_kvpool_set_capacity(w.c->pool, sim_cluster_pool_node(w.c, i), SIM_TIER_DRAM,
+                                2 + (int64_t)gsl_rng_uniform_int(g, 14));
+    }
+    uint32_t leads[12], lead_min[12];
+    sim_time_t all[12];
+    for (int step = 0; step < 200; step++) {
+        int i = (int)gsl_rng_uniform_int(g, 12);
+        uint32_t from = (uint32_t)gsl_rng_uniform_int(g, 16);
+        sim_kvpool_access(w.c->pool, sim_cluster_pool_node(w.c, i), w.blocks + from,
+                          (uint32_t)gsl_rng_uniform_int(g, 17 - from));
+        w.r.input_tok = 7681 + (int64_t)gsl_rng_uniform_int(g, 512); /* 16 blocks, the last partial */
+        sim_cluster_prefix_by_instance(w.c, &w.r, leads);
+        for (int k = 0; k < 12; k++)
+            lead_min[k] = gsl_rng_uniform_int(g, 2) ? 0 : (uint32_t)gsl_rng_uniform_int(g, 17);
+        sim_cluster_prefill_pred_all(w.c, &w.r, leads, lead_min, all);
+        for (int k = 0; k < 12; k++)
+            ck_assert_int_eq(all[k], sim_cluster_prefill_pred_lead_ns(w.c, k, &w.r, lead_min[k]));
+    }
+    gsl_rng_free(g);
+    world_free(&w);
+}
+END_TEST
+
 /* Cold replicas (made ahead of use) are evicted before blocks that were
  * used, whatever their age. */
 START_TEST(test_cold_replicas_evicted_first)
@@ -545,6 +580,7 @@ Suite *test_conductor_suite(void)
     tcase_add_test(tc, test_alg1_reject_ttft_and_tbt);
     tcase_add_test(tc, test_decode_balancer_respects_vram);
     tcase_add_test(tc, test_decode_balancer_search_is_scan);
+    tcase_add_test(tc, test_prefill_pred_all_is_per_instance);
     tcase_add_test(tc, test_cold_replicas_evicted_first);
     tcase_add_test(tc, test_hot_spot_replication);
     tcase_add_test(tc, test_alg1_handoff_aware);

@@ -546,7 +546,8 @@ static uint32_t plain_prefix(const sim_kvpool_t *p, int node, const uint64_t *bl
 }
 
 /* Random pools of many nodes (replicas, demotions, evictions): the one
- * walk of sim_kvpool_prefix_all equals every node's own prefix, and
+ * walk of sim_kvpool_prefix_all equals every node's own prefix (its
+ * blocks per tier too, sim_kvpool_prefix_all_tiers), and
  * sim_kvpool_prefix answers right after it (from what the walk kept) for
  * the same list, for a list that differs only beyond a node's run, for
  * the same array changed in place, and after the pool changed. */
@@ -581,6 +582,8 @@ START_TEST(test_prefix_all_vs_per_node)
             for (int nd = 0; nd < NODES; nd++) {
                 uint32_t want = plain_prefix(p, nd, req, n, want_by);
                 ck_assert_uint_eq(all[nd], want);
+                sim_kvpool_prefix_all_tiers(p, nd, by);
+                ck_assert_mem_eq(by, want_by, sizeof by);
                 ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, by), want);
                 ck_assert_mem_eq(by, want_by, sizeof by);
                 want = plain_prefix(p, nd, other, n, want_by);
