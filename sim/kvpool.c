@@ -71,6 +71,8 @@ typedef struct kv_memo {
     uint32_t n;       /* the length of the list asked */
     uint32_t *len;    /* [node]: its leading run */
     uint32_t *by_tier; /* [node * SIM_N_TIERS + tier]: the run's blocks there */
+    uint32_t *touched; /* the nodes whose run is not 0: all that is reset next time */
+    size_t n_touched;
 } kv_memo_t;
 
 struct sim_kvpool {
@@ -682,6 +684,7 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->memo.ids);
     sim_free(p->memo.len);
     sim_free(p->memo.by_tier);
+    sim_free(p->memo.touched);
     sim_hmap_free(&p->index);
     sim_hmap_free(&p->wide);
     for (size_t w = 0; w < p->n_wide; w++)
@@ -807,11 +810,16 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
     kv_memo_t *m = &p->memo;
     size_t nn = (size_t)p->n_nodes;
     if (!m->len) {
-        m->len = sim_xmalloc(nn * sizeof *m->len, "kvpool prefix memo");
-        m->by_tier = sim_xmalloc(nn * SIM_N_TIERS * sizeof *m->by_tier, "kvpool prefix memo");
+        m->len = sim_xcalloc(nn, sizeof *m->len, "kvpool prefix memo");
+        m->by_tier = sim_xcalloc(nn * SIM_N_TIERS, sizeof *m->by_tier, "kvpool prefix memo");
+        m->touched = sim_xmalloc(nn * sizeof *m->touched, "kvpool prefix memo");
     }
-    memset(m->len, 0, nn * sizeof *m->len);
-    memset(m->by_tier, 0, nn * SIM_N_TIERS * sizeof *m->by_tier);
+    for (size_t q = 0; q < m->n_touched; q++) {
+        uint32_t nd = m->touched[q];
+        m->len[nd] = 0;
+        memset(&m->by_tier[(size_t)nd * SIM_N_TIERS], 0, SIM_N_TIERS * sizeof *m->by_tier);
+    }
+    m->n_touched = 0;
     uint32_t k = 0;
     for (; k < n; k++) {
         int alive = 0;
@@ -821,6 +829,8 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
             for (size_t q = 0; q < w->n; q++) {
                 const kv_rep_t *x = &w->rep[q];
                 if (m->len[x->node] == k) {
+                    if (k == 0)
+                        m->touched[m->n_touched++] = (uint32_t)x->node;
                     m->len[x->node] = k + 1;
                     m->by_tier[(size_t)x->node * SIM_N_TIERS + x->tier]++;
                     alive = 1;
@@ -833,6 +843,8 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
         for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
             const kv_entry_t *x = &p->e[ei];
             if (m->len[x->node] == k) {
+                if (k == 0)
+                    m->touched[m->n_touched++] = (uint32_t)x->node;
                 m->len[x->node] = k + 1;
                 m->by_tier[x->node * SIM_N_TIERS + x->tier]++;
                 alive = 1;
@@ -852,10 +864,10 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
     memcpy(out, m->len, nn * sizeof *out);
 }
 
-void sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p, int node, uint32_t by_tier[SIM_N_TIERS])
+const uint32_t *sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p)
 {
-    SIM_ASSERT(p->memo.ver == p->ver);
-    memcpy(by_tier, &p->memo.by_tier[(size_t)node * SIM_N_TIERS], SIM_N_TIERS * sizeof *by_tier);
+    SIM_ASSERT(p->memo.ver == p->ver && p->memo.by_tier);
+    return p->memo.by_tier;
 }
 
 /* Only the first block's count is ever read (a prefix's fetches all pass

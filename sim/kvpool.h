@@ -82,10 +82,11 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
  * pool. The answer, with each node's blocks per tier, is kept for
  * sim_kvpool_prefix (the only state it changes). */
 void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out);
-/* Node's run of the last sim_kvpool_prefix_all by tier (what
- * sim_kvpool_prefix would give), with no look at the list: only while no
- * block has entered, left or moved since (asserted). */
-void sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p, int node, uint32_t by_tier[SIM_N_TIERS]);
+/* Every node's run of the last sim_kvpool_prefix_all by tier, [node *
+ * SIM_N_TIERS + tier] (what sim_kvpool_prefix would give), with no look at
+ * the list: only while no block has entered, left or moved since
+ * (asserted); valid until the next call that changes the pool. */
+const uint32_t *sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p);
 
 /* Count one fetch of blocks[0..n) served by node src against its first
  * block; returns how many fetches that block has served at src (0 when n is

@@ -138,16 +138,17 @@ void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const u
      * that is planned the same fetch, has the same plan; a run that is the
      * whole request also depends on its last block's tier, so it is
      * planned afresh. */
-    uint32_t prev_by[SIM_N_TIERS] = {0}, by_tier[SIM_N_TIERS] = {0};
+    static const uint32_t none[SIM_N_TIERS];
+    const uint32_t *tiers = c->pool ? sim_kvpool_prefix_all_tiers(c->pool) : NULL;
+    const uint32_t *prev_by = none;
     uint32_t prev_local = 0, prev_min = 0;
     sim_time_t prev = -1;
     for (int i = 0; i < c->a.pd.n_prefill; i++) {
         int node = sim_cluster_pool_node(c, i);
-        if (c->pool)
-            sim_kvpool_prefix_all_tiers(c->pool, node, by_tier);
+        const uint32_t *by_tier = tiers ? &tiers[(size_t)node * SIM_N_TIERS] : none;
         uint32_t local = leads[i];
         if (prev >= 0 && local == prev_local && lead_min[i] == prev_min &&
-            memcmp(by_tier, prev_by, sizeof by_tier) == 0 && local < r->n_blocks) {
+            memcmp(by_tier, prev_by, SIM_N_TIERS * sizeof *by_tier) == 0 && local < r->n_blocks) {
             out[i] = prev;
             continue;
         }
@@ -156,7 +157,7 @@ void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const u
         out[i] = prev = pl.dur_ns;
         prev_local = local;
         prev_min = lead_min[i];
-        memcpy(prev_by, by_tier, sizeof by_tier);
+        prev_by = by_tier;
     }
 }
 
