@@ -316,11 +316,15 @@ sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq);
 const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
 
+static sim_time_t wait_at(const prefill_inst_t *p, sim_time_t now)
+{
+    sim_time_t rest = p->running ? p->run_end_ns - now : 0;
+    return (rest > 0 ? rest : 0) + p->queued_pred_ns;
+}
+
 sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
 {
-    const prefill_inst_t *p = &c->pf[i];
-    sim_time_t rest = p->running ? p->run_end_ns - sim_evq_now(c->evq) : 0;
-    return (rest > 0 ? rest : 0) + p->queued_pred_ns;
+    return wait_at(&c->pf[i], sim_evq_now(c->evq));
 }
 
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
@@ -376,6 +380,18 @@ double sim_cluster_send_share(const sim_cluster_t *c, int i)
 double sim_cluster_recv_share(const sim_cluster_t *c, int i)
 {
     return sim_net_recv_share(c->net, sim_cluster_pool_node(c, i));
+}
+
+void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv)
+{
+    sim_time_t now = sim_evq_now(c->evq);
+    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        wait[i] = wait_at(&c->pf[i], now);
+        int node = sim_cluster_pool_node(c, i);
+        send[i] = out[node];
+        recv[i] = in[node];
+    }
 }
 
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)

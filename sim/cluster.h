@@ -226,5 +226,9 @@ double sim_cluster_send_share(const sim_cluster_t *c, int i);
  * with the send share, all that a fetch or hand-off estimate reads of the
  * network's state. */
 double sim_cluster_recv_share(const sim_cluster_t *c, int i);
+/* For every prefill instance at once (arrays of n_prefill): its queue
+ * wait (sim_cluster_prefill_wait_ns) and its node's send and receive
+ * shares, in one pass for placement's look at every instance. */
+void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv);
 
 #endif

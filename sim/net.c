@@ -700,6 +700,9 @@ double sim_net_send_share(const sim_net_t *n, int src) { return n->share_out[src
 
 double sim_net_recv_share(const sim_net_t *n, int dst) { return n->share_in[dst]; }
 
+const double *sim_net_send_shares(const sim_net_t *n) { return n->share_out; }
+const double *sim_net_recv_shares(const sim_net_t *n) { return n->share_in; }
+
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
 {
     double e = sim_net_send_share(n, src), i = sim_net_recv_share(n, dst);

@@ -91,6 +91,9 @@ double sim_net_send_share(const sim_net_t *n, int src);
 /* The receiving side: dst's NIC over its flows in plus one. The estimate
  * depends on src and dst only through the two shares. */
 double sim_net_recv_share(const sim_net_t *n, int dst);
+/* Both shares of every node, [node]: valid until the next flow starts or ends. */
+const double *sim_net_send_shares(const sim_net_t *n);
+const double *sim_net_recv_shares(const sim_net_t *n);
 
 /* Flows started and not finished. */
 size_t sim_net_active(const sim_net_t *n);

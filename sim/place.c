@@ -39,8 +39,8 @@ void sim_place_on(const sim_cluster_t *c, const sim_req_t *r, int p, sim_place_d
 /* The longest prefix any instance holds, and its holders by distinct
  * send share (each with its first holder in index order) into s; the
  * index of the first holder of the largest share (-1 without fetches). */
-static int fetch_sources(const sim_cluster_t *c, const uint32_t *leads, int n, int allow_fetch,
-                         uint32_t *best_len, sim_place_scratch_t *s)
+static int fetch_sources(const uint32_t *leads, int n, int allow_fetch, uint32_t *best_len,
+                         sim_place_scratch_t *s)
 {
     uint32_t top_len = 0;
     for (int i = 0; i < n; i++)
@@ -52,7 +52,7 @@ static int fetch_sources(const sim_cluster_t *c, const uint32_t *leads, int n, i
     for (int i = 0; allow_fetch && i < n; i++) {
         if (leads[i] != top_len)
             continue;
-        double share = sim_cluster_send_share(c, i);
+        double share = s->send[i];
         int k = 0;
         while (k < s->n_shares && s->shares[k] != share)
             k++;
@@ -78,7 +78,7 @@ static int fetch_sources(const sim_cluster_t *c, const uint32_t *leads, int n, i
 static sim_time_t fetch_plan(const sim_cluster_t *c, const sim_req_t *r, int i, uint32_t own,
                              uint32_t best_len, int fastest, sim_place_scratch_t *s, int *from)
 {
-    double recv = sim_cluster_recv_share(c, i);
+    double recv = s->recv[i];
     if (s->memo_fetch_ok && s->memo_recv == recv && s->memo_own == own) {
         *from = s->memo_from;
         return s->memo_fetch_ns;
@@ -106,8 +106,9 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     int n = sim_cluster_n_prefill(c);
     uint32_t *leads = s->leads;
     sim_cluster_prefix_by_instance(c, r, leads);
+    sim_cluster_prefill_state(c, s->wait, s->send, s->recv);
     uint32_t best_len;
-    int fastest = fetch_sources(c, leads, n, allow_fetch, &best_len, s);
+    int fastest = fetch_sources(leads, n, allow_fetch, &best_len, s);
     s->memo_fetch_ok = 0;
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
@@ -130,9 +131,9 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
         sim_time_t prefill_ns = s->pred[i];
-        e->ttft_ns += sim_cluster_prefill_wait_ns(c, i) + prefill_ns;
+        e->ttft_ns += s->wait[i] + prefill_ns;
         if (decode >= 0) {
-            double send = sim_cluster_send_share(c, i);
+            double send = s->send[i];
             if (send != last_send) {
                 last_send = send;
                 last_h = sim_cluster_handoff_estimate_ns(c, i, decode, r);
@@ -155,6 +156,9 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     s->shares = sim_xmalloc(n * sizeof *s->shares, "placement shares");
     s->lead_min = sim_xmalloc(n * sizeof *s->lead_min, "placement leads");
     s->pred = sim_xmalloc(n * sizeof *s->pred, "placement predictions");
+    s->wait = sim_xmalloc(n * sizeof *s->wait, "placement waits");
+    s->send = sim_xmalloc(n * sizeof *s->send, "placement shares");
+    s->recv = sim_xmalloc(n * sizeof *s->recv, "placement shares");
     return s;
 }
 
@@ -169,5 +173,8 @@ void sim_place_scratch_free(void *scratch)
     sim_free(s->shares);
     sim_free(s->lead_min);
     sim_free(s->pred);
+    sim_free(s->wait);
+    sim_free(s->send);
+    sim_free(s->recv);
     sim_free(s);
 }

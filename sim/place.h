@@ -74,6 +74,8 @@ typedef struct sim_place_scratch {
     int n_shares;
     uint32_t *lead_min;  /* each instance's lead with its planned fetch */
     sim_time_t *pred;    /* its predicted prefill time with that lead */
+    sim_time_t *wait;    /* its queue wait (sim_cluster_prefill_state) */
+    double *send, *recv; /* its node's network shares */
     /* The last fetch planned in this estimate: for an instance with the
      * same receive share and own prefix, the same source and time. */
     int memo_fetch_ok;
