@@ -12,7 +12,7 @@
 #     outputs compared; budgets 90 s wall, 4 GiB. BENCH_DAY_S=SECONDS runs
 #     only the first SECONDS of the day (default 600; 86400 is the whole
 #     day) and extrapolates the wall time linearly.
-# Medians of BENCH_REPEAT runs (default 3) where a ratio is taken.
+# Ratios are medians over BENCH_REPEAT (default 3) interleaved rounds.
 . "$(dirname "$0")/lib.sh"
 FLOOR=${FLOOR:?set FLOOR to the trace_floor program (make bench builds it)}
 trace=$(trace_file conversation_trace)
@@ -22,31 +22,41 @@ rep=${BENCH_REPEAT:-3}
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 r3() { awk -v x="$1" 'BEGIN { printf "%.3f", x }'; }
 json_num() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1" | head -1; }
-# cpu_of NAME SETS...: median CPU seconds of rep runs of the 8P+8D replay
-# with SETS applied; the last run's directory is $out/NAME.
+# cpu_of NAME SETS...: CPU seconds of one run of the conversation replay
+# at 8P+8D with SETS applied, in $out/NAME.
 cpu_of() {
     name=$1; shift
-    i=0
-    while [ $i -lt "$rep" ]; do
-        "$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --force --out "$out/$name" "$@" || exit 1
-        json_num "$out/$name/timing.json" cpu_s
-        i=$((i + 1))
-    done | median
+    "$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --force --out "$out/$name" "$@" || exit 1
+    json_num "$out/$name/timing.json" cpu_s
 }
-floor=$(i=0; while [ $i -lt "$rep" ]; do "$FLOOR" "$trace" | sed 's/.*lines, \([0-9.]*\) s cpu.*/\1/'; i=$((i + 1)); done | median)
-c8=$(cpu_of p8)
+# Rounds of the four measurements interleaved, so that a machine whose
+# speed drifts moves every ratio's two sides alike; each ratio is the
+# median of its per-round ratios.
+i=0
+while [ $i -lt "$rep" ]; do
+    f=$("$FLOOR" "$trace" | sed 's/.*lines, \([0-9.]*\) s cpu.*/\1/')
+    c8=$(cpu_of p8) || exit 1
+    c64=$(cpu_of p64 --set cluster.prefill=64 --set cluster.decode=64 --set trace.speed=8) || exit 1
+    c512=$(cpu_of p512 --set cluster.prefill=512 --set cluster.decode=512 --set trace.speed=64) || exit 1
+    echo "$f $c8 $c64 $c512"
+    i=$((i + 1))
+done > "$out/rounds.txt"
 n8=$(json_num "$out/p8/summary.json" total)
-echo "conversation replay, 8P+8D kvcentric: $(r3 "$c8") s cpu; trace-reading floor $(r3 "$floor") s; ratio $(awk -v a="$c8" -v b="$floor" 'BEGIN { printf "%.2f", a / b }') (budget 3)"
-over "$(awk -v a="$c8" -v b="$floor" 'BEGIN { print a / b }')" 3
-c64=$(cpu_of p64 --set cluster.prefill=64 --set cluster.decode=64 --set trace.speed=8)
 n64=$(json_num "$out/p64/summary.json" total)
-r64=$(awk -v a="$c64" -v na="$n64" -v b="$c8" -v nb="$n8" 'BEGIN { printf "%.2f", (a / na) / (b / nb) }')
-echo "CPU per request, 64P+64D at 8x speed: $(awk -v a="$c64" -v n="$n64" 'BEGIN { printf "%.1f", a / n * 1e6 }') us vs $(awk -v a="$c8" -v n="$n8" 'BEGIN { printf "%.1f", a / n * 1e6 }') us at 8P+8D: ratio $r64 (budget 1.2)"
-over "$r64" 1.2
-c512=$(cpu_of p512 --set cluster.prefill=512 --set cluster.decode=512 --set trace.speed=64)
 n512=$(json_num "$out/p512/summary.json" total)
-r512=$(awk -v a="$c512" -v na="$n512" -v b="$c8" -v nb="$n8" 'BEGIN { printf "%.2f", (a / na) / (b / nb) }')
-echo "CPU per request, 512P+512D at 64x speed: $(awk -v a="$c512" -v n="$n512" 'BEGIN { printf "%.1f", a / n * 1e6 }') us: ratio $r512 (budget 1.5)"
+col() { awk -v k="$1" '{ print $k }' "$out/rounds.txt" | median; }
+ratio() { awk -v a="$1" -v b="$2" -v na="$3" -v nb="$4" '{ print ($a / na) / ($b / nb) }' "$out/rounds.txt" | median; }
+floor=$(col 1)
+c8=$(col 2)
+r8=$(ratio 2 1 1 1)
+echo "conversation replay, 8P+8D kvcentric: $(r3 "$c8") s cpu; trace-reading floor $(r3 "$floor") s; ratio $(awk -v x="$r8" 'BEGIN { printf "%.2f", x }') (budget 3; medians of $rep interleaved rounds)"
+over "$r8" 3
+us() { awk -v a="$1" -v n="$2" 'BEGIN { printf "%.1f", a / n * 1e6 }'; }
+r64=$(ratio 3 2 "$n64" "$n8")
+echo "CPU per request, 64P+64D at 8x speed: $(us "$(col 3)" "$n64") us vs $(us "$c8" "$n8") us at 8P+8D: ratio $(awk -v x="$r64" 'BEGIN { printf "%.2f", x }') (budget 1.2)"
+over "$r64" 1.2
+r512=$(ratio 4 2 "$n512" "$n8")
+echo "CPU per request, 512P+512D at 64x speed: $(us "$(col 4)" "$n512") us: ratio $(awk -v x="$r512" 'BEGIN { printf "%.2f", x }') (budget 1.5)"
 over "$r512" 1.5
 day_s=${BENCH_DAY_S:-600}
 nreq=$((day_s * 100))
