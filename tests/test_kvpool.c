@@ -424,15 +424,24 @@ static void ref_compare(const ref_pool_t *m, const sim_kvpool_t *p, const uint64
                         int step)
 {
     ck_assert_msg(sim_kvpool_check(p) == 0, "step %d", step);
-    for (int node = 0; node < REF_NODES; node++) {
-        for (int i = 0; i < n_ids; i++) {
+    /* One assertion per step: Check marks every assertion it passes. */
+    int bad_node = -1, bad_id = -1, bad_tier = -1;
+    for (int node = 0; node < REF_NODES && bad_node < 0; node++) {
+        for (int i = 0; i < n_ids && bad_node < 0; i++) {
             int s = ref_find(m, node, ids[i]);
-            ck_assert_msg(sim_kvpool_tier_of(p, node, ids[i]) == (s < 0 ? -1 : m->b[node][s].tier),
-                          "step %d node %d block %llu", step, node, (unsigned long long)ids[i]);
+            if (sim_kvpool_tier_of(p, node, ids[i]) != (s < 0 ? -1 : m->b[node][s].tier)) {
+                bad_node = node;
+                bad_id = i;
+            }
         }
-        for (int t = 0; t < SIM_N_TIERS; t++)
-            ck_assert_int_eq(sim_kvpool_size(p, node, t), ref_size(m, node, t));
+        for (int t = 0; t < SIM_N_TIERS && bad_node < 0; t++)
+            if (sim_kvpool_size(p, node, t) != ref_size(m, node, t)) {
+                bad_node = node;
+                bad_tier = t;
+            }
     }
+    ck_assert_msg(bad_node < 0, "step %d node %d: block #%d / tier %d size differ", step, bad_node,
+                  bad_id, bad_tier);
     sim_kvpool_counts_t k = sim_kvpool_counts(p);
     ck_assert_int_eq(k.inserts, m->c.inserts);
     ck_assert_int_eq(k.evictions, m->c.evictions);
