@@ -332,12 +332,6 @@ sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_
     return sim_prefill_predict_ns(c, i, r, 0);
 }
 
-sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
-                                            uint32_t lead_blocks)
-{
-    return sim_prefill_predict_ns(c, i, r, lead_blocks);
-}
-
 const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->a; }
 
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
@@ -370,16 +364,6 @@ sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int ds
                   SIM_MIN((int64_t)have * TRACE_BLOCK_TOK, r->input_tok);
     return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, src), sim_cluster_pool_node(c, dst),
                                (double)(tok * c->kv_bytes_per_tok));
-}
-
-double sim_cluster_send_share(const sim_cluster_t *c, int i)
-{
-    return sim_net_send_share(c->net, sim_cluster_pool_node(c, i));
-}
-
-double sim_cluster_recv_share(const sim_cluster_t *c, int i)
-{
-    return sim_net_recv_share(c->net, sim_cluster_pool_node(c, i));
 }
 
 void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv)

@@ -141,15 +141,12 @@ sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const 
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i);
 /* The cluster's parameters (SLOs, threshold, scope, seed, ...). */
 const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c);
-/* Predicted prefill time of r on instance i if lead_blocks of its prefix
- * were cached there (0: what the node holds now). */
-sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
-                                            uint32_t lead_blocks);
 /* For each prefill instance, the leading blocks of r its node holds (out
  * has n_prefill entries); 0 for all when the pool is off. */
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out);
-/* out[i] = sim_cluster_prefill_pred_lead_ns(c, i, r, lead_min[i]) for every
- * prefill instance, from leads as sim_cluster_prefix_by_instance just gave
+/* out[i] = r's predicted prefill time on instance i were lead_min[i] of
+ * its leading blocks cached there (what a planned fetch brings; 0: what
+ * the node holds now), for every prefill instance, from leads as sim_cluster_prefix_by_instance just gave
  * them (nothing in the pool changed since), without a prefix look-up per
  * instance. */
 void sim_cluster_prefill_pred_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
@@ -219,16 +216,12 @@ sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j,
  * instance src's node to instance dst's, from the network's state now. */
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
                                          const sim_req_t *r, uint32_t have, uint32_t want);
-/* The network's send share of prefill instance i's node (sim_net_send_share):
- * of several sources, the one with the largest fetches soonest anywhere. */
-double sim_cluster_send_share(const sim_cluster_t *c, int i);
-/* The receiving side (sim_net_recv_share) of prefill instance i's node:
- * with the send share, all that a fetch or hand-off estimate reads of the
- * network's state. */
-double sim_cluster_recv_share(const sim_cluster_t *c, int i);
 /* For every prefill instance at once (arrays of n_prefill): its queue
  * wait (sim_cluster_prefill_wait_ns) and its node's send and receive
- * shares, in one pass for placement's look at every instance. */
+ * shares (sim_net_send_share, sim_net_recv_share: all that a fetch or
+ * hand-off estimate reads of the network's state; of several sources,
+ * the one with the largest send share fetches soonest anywhere), in one
+ * pass for placement's look at every instance. */
 void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv);
 
 #endif

@@ -28,7 +28,7 @@ typedef struct kv_entry {
     uint32_t prev;         /* previous replica; NONE at the chain's head */
     uint32_t n_rep;        /* at the chain's head: replicas of the id */
     uint32_t wide;         /* at the chain's head: its wide slot, or NONE */
-    uint32_t wpos;         /* in a wide chain: its place in the slot's list */
+    uint32_t wpos;         /* in a wide chain: its place in the slot's list; else NONE */
     uint32_t gen;          /* bumped whenever its heap node goes stale */
     uint32_t lprev, lnext; /* links in its run */
     uint32_t pins;
@@ -435,18 +435,21 @@ static void wide_make(sim_kvpool_t *p, uint32_t head)
 static void wide_unmake(sim_kvpool_t *p, uint32_t head)
 {
     uint32_t slot = p->e[head].wide;
-    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         sim_hmap_del(&p->wide, wide_key(slot, p->e[ei].node));
+        p->e[ei].wpos = NONE;
+    }
     wide_release(p, slot);
     p->e[head].wide = NONE;
 }
 
-/* Entry ei changed tier: its wide list entry follows. */
+/* Entry ei changed tier: its wide list entry, if it has one, follows. */
 static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 {
+    if (p->e[ei].wpos == NONE)
+        return;
     uint32_t head = idx_get(p, p->e[ei].id);
-    if (p->e[head].wide != NONE)
-        p->wides[p->e[head].wide].rep[p->e[ei].wpos].tier = p->e[ei].tier;
+    p->wides[p->e[head].wide].rep[p->e[ei].wpos].tier = p->e[ei].tier;
 }
 
 /* ---- entries ---- */
@@ -487,6 +490,7 @@ static void chain_add(sim_kvpool_t *p, uint32_t ei)
     x->prev = NONE;
     x->n_rep = n + 1;
     x->wide = head == NONE ? NONE : p->e[head].wide;
+    x->wpos = NONE;
     if (head != NONE)
         p->e[head].prev = ei;
     p->n_entries++;
@@ -960,8 +964,12 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
 static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
 {
     uint32_t slot = p->e[head].wide;
-    if (slot == NONE)
+    if (slot == NONE) {
+        for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+            if (p->e[ei].wpos != NONE)
+                return 1;
         return r >= WIDE_ON;
+    }
     if (r < WIDE_OFF || slot >= p->n_wide)
         return 1;
     const kv_wide_t *w = &p->wides[slot];

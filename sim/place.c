@@ -68,36 +68,44 @@ static int fetch_sources(const uint32_t *leads, int n, int allow_fetch, uint32_t
     return fastest;
 }
 
+/* The last fetch planned in one estimate (ok 0: none yet). */
+typedef struct fetch_memo {
+    int ok;
+    double recv;
+    uint32_t own;
+    int from;
+    sim_time_t ns;
+} fetch_memo_t;
+
 /* Fetching blocks [own, best_len) of r to instance i: the first holder,
  * in index order, whose link to i sends it soonest, and the estimate.
  * The largest send share attains the least estimate (it never grows with
  * the share), and holders of one share estimate alike, so the first
  * holder of the first share that equals it is the one a scan of every
  * holder would pick. The answer depends on i only through its receive
- * share, so it is kept for the next instance with the same share and own. */
+ * share, so it is kept in m for the next instance with the same share
+ * and own prefix. */
 static sim_time_t fetch_plan(const sim_cluster_t *c, const sim_req_t *r, int i, uint32_t own,
-                             uint32_t best_len, int fastest, sim_place_scratch_t *s, int *from)
+                             uint32_t best_len, int fastest, const sim_place_scratch_t *s,
+                             fetch_memo_t *m, int *from)
 {
     double recv = s->recv[i];
-    if (s->memo_fetch_ok && s->memo_recv == recv && s->memo_own == own) {
-        *from = s->memo_from;
-        return s->memo_fetch_ns;
-    }
-    sim_time_t t_best = sim_cluster_fetch_estimate_ns(c, fastest, i, r, own, best_len);
-    *from = -1;
-    for (int k = 0; k < s->n_shares; k++) {
-        int h = s->holders[k];
-        if (sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len) == t_best) {
-            *from = h;
-            break;
+    if (!m->ok || m->recv != recv || m->own != own) {
+        m->ns = sim_cluster_fetch_estimate_ns(c, fastest, i, r, own, best_len);
+        m->from = -1;
+        for (int k = 0; k < s->n_shares; k++) {
+            int h = s->holders[k];
+            if (sim_cluster_fetch_estimate_ns(c, h, i, r, own, best_len) == m->ns) {
+                m->from = h;
+                break;
+            }
         }
+        m->ok = 1;
+        m->recv = recv;
+        m->own = own;
     }
-    s->memo_fetch_ok = 1;
-    s->memo_recv = recv;
-    s->memo_own = own;
-    s->memo_from = *from;
-    s->memo_fetch_ns = t_best;
-    return t_best;
+    *from = m->from;
+    return m->ns;
 }
 
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
@@ -109,7 +117,7 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     sim_cluster_prefill_state(c, s->wait, s->send, s->recv);
     uint32_t best_len;
     int fastest = fetch_sources(leads, n, allow_fetch, &best_len, s);
-    s->memo_fetch_ok = 0;
+    fetch_memo_t memo = {0};
     for (int i = 0; i < n; i++) {
         sim_place_est_t *e = &s->est[i];
         e->lead_blocks = leads[i];
@@ -118,7 +126,7 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
         uint32_t own = leads[i];
         if (allow_fetch && best_len > own &&
             (own == 0 || (double)best_len / (double)own > threshold)) {
-            e->ttft_ns = fetch_plan(c, r, i, own, best_len, fastest, s, &e->fetch_from);
+            e->ttft_ns = fetch_plan(c, r, i, own, best_len, fastest, s, &memo, &e->fetch_from);
             e->lead_blocks = best_len;
         }
         s->lead_min[i] = e->lead_blocks;

@@ -66,7 +66,7 @@ typedef struct sim_place_est {
 typedef struct sim_place_scratch {
     uint32_t *leads;      /* each instance's own cached prefix, blocks */
     sim_place_est_t *est; /* each instance's estimate */
-    /* The holders of the longest prefix by send share (sim_cluster_send_share):
+    /* The holders of the longest prefix by send share (sim_cluster_prefill_state):
      * each distinct share once, with the first holder (in index order)
      * that has it; a source's estimate depends on nothing else. */
     int *holders;
@@ -76,13 +76,6 @@ typedef struct sim_place_scratch {
     sim_time_t *pred;    /* its predicted prefill time with that lead */
     sim_time_t *wait;    /* its queue wait (sim_cluster_prefill_state) */
     double *send, *recv; /* its node's network shares */
-    /* The last fetch planned in this estimate: for an instance with the
-     * same receive share and own prefix, the same source and time. */
-    int memo_fetch_ok;
-    double memo_recv;
-    uint32_t memo_own;
-    int memo_from;
-    sim_time_t memo_fetch_ns;
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);

@@ -320,7 +320,7 @@ START_TEST(test_prefill_pred_all_is_per_instance)
             lead_min[k] = gsl_rng_uniform_int(g, 2) ? 0 : (uint32_t)gsl_rng_uniform_int(g, 17);
         sim_cluster_prefill_pred_all(w.c, &w.r, leads, lead_min, all);
         for (int k = 0; k < 12; k++)
-            ck_assert_int_eq(all[k], sim_cluster_prefill_pred_lead_ns(w.c, k, &w.r, lead_min[k]));
+            ck_assert_int_eq(all[k], sim_prefill_predict_ns(w.c, k, &w.r, lead_min[k]));
     }
     gsl_rng_free(g);
     world_free(&w);
