@@ -4,10 +4,12 @@
  * hash map); replicas are chained both ways and the chain's head counts
  * them. A block with many replicas (a shared system prompt held by every
  * node) also gets a wide slot: a (slot, node) -> entry map, so finding one
- * node's replica stays O(1) however long its chain, and a packed list of
- * its replicas (node, tier), so a walk over all of them reads one array. Each evictable tier orders its unpinned entries for eviction: a
- * few tick-sorted runs for recency policies (O(1)), else a lazy min-heap
- * by policy key. */
+ * node's replica stays O(1) however long its chain, a packed list of its
+ * replicas (node, tier), so a walk over all of them reads one array, and
+ * a bit set of its holders per tier, so the prefix walk cuts the nodes
+ * still matching a word at a time. Each evictable tier orders its
+ * unpinned entries for eviction: a few tick-sorted runs for recency
+ * policies (O(1)), else a lazy min-heap by policy key. */
 #include "sim/kvpool.h"
 
 #include <string.h>
@@ -73,12 +75,14 @@ typedef struct kv_memo {
     uint32_t *by_tier; /* [node * SIM_N_TIERS + tier]: the run's blocks there */
     uint32_t *touched; /* the nodes whose run is not 0: all that is reset next time */
     size_t n_touched;
+    uint64_t *alive;   /* the walk's nodes whose run is still growing, a bit each */
 } kv_memo_t;
 
 struct sim_kvpool {
     const sim_evict_ops_t *policy;
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
     int n_nodes;
+    size_t bit_words; /* words of a bit set over the nodes */
     int dense;       /* the index is dense_head (small ids), else the hash map */
     int dense_fixed; /* SIM_KVPOOL_DENSE_IDS: never leave the array */
     kv_tier_t *tiers; /* [node * SIM_N_TIERS + tier] */
@@ -374,10 +378,14 @@ typedef struct kv_rep {
 } kv_rep_t;
 
 typedef struct kv_wide {
-    kv_rep_t *rep; /* its replicas, in no particular order */
+    kv_rep_t *rep;  /* its replicas, in no particular order */
     size_t n, cap;
+    uint64_t *bits; /* [tier * bit_words + w]: the nodes holding it there, a bit each */
     uint32_t next_free;
 } kv_wide_t;
+
+static void bit_set(uint64_t *b, int i) { b[i >> 6] |= UINT64_C(1) << (i & 63); }
+static void bit_clear(uint64_t *b, int i) { b[i >> 6] &= ~(UINT64_C(1) << (i & 63)); }
 
 static uint64_t wide_key(uint32_t slot, int node) { return (uint64_t)slot << 32 | (uint32_t)node; }
 
@@ -390,6 +398,7 @@ static void wide_add(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     sim_grow((void **)&w->rep, &w->cap, w->n + 1, sizeof *w->rep, "kvpool wide replicas");
     x->wpos = (uint32_t)w->n;
     w->rep[w->n++] = (kv_rep_t){x->node, x->tier, ei};
+    bit_set(w->bits + x->tier * p->bit_words, x->node);
 }
 
 /* Take replica ei out of wide slot slot (the last one fills its place). */
@@ -398,6 +407,7 @@ static void wide_del(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     kv_wide_t *w = &p->wides[slot];
     kv_entry_t *x = &p->e[ei];
     sim_hmap_del(&p->wide, wide_key(slot, x->node));
+    bit_clear(w->bits + x->tier * p->bit_words, x->node);
     kv_rep_t last = w->rep[--w->n];
     if (x->wpos < w->n) {
         w->rep[x->wpos] = last;
@@ -407,6 +417,7 @@ static void wide_del(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
 
 static void wide_release(sim_kvpool_t *p, uint32_t slot)
 {
+    memset(p->wides[slot].bits, 0, SIM_N_TIERS * p->bit_words * sizeof *p->wides[slot].bits);
     p->wides[slot].n = 0;
     p->wides[slot].next_free = p->wide_free;
     p->wide_free = slot;
@@ -425,6 +436,8 @@ static void wide_make(sim_kvpool_t *p, uint32_t head)
                  "kvpool wide slots");
         memset(p->wides + n0, 0, (p->cap_wide - n0) * sizeof *p->wides);
         slot = (uint32_t)p->n_wide++;
+        p->wides[slot].bits =
+            sim_xcalloc(SIM_N_TIERS * p->bit_words, sizeof *p->wides[slot].bits, "kvpool wide bits");
     }
     p->e[head].wide = slot;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
@@ -449,7 +462,11 @@ static void wide_tier(sim_kvpool_t *p, uint32_t ei)
     if (p->e[ei].wpos == NONE)
         return;
     uint32_t head = idx_get(p, p->e[ei].id);
-    p->wides[p->e[head].wide].rep[p->e[ei].wpos].tier = p->e[ei].tier;
+    kv_wide_t *w = &p->wides[p->e[head].wide];
+    kv_rep_t *r = &w->rep[p->e[ei].wpos];
+    bit_clear(w->bits + r->tier * p->bit_words, r->node);
+    r->tier = p->e[ei].tier;
+    bit_set(w->bits + r->tier * p->bit_words, r->node);
 }
 
 /* ---- entries ---- */
@@ -655,6 +672,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     p->policy = policy;
     p->policy_params = policy_params;
     p->n_nodes = n_nodes;
+    p->bit_words = ((size_t)n_nodes + 63) / 64;
     p->dense = 1;
     p->dense_fixed = (flags & SIM_KVPOOL_DENSE_IDS) != 0;
     p->free_head = NONE;
@@ -689,10 +707,13 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->memo.len);
     sim_free(p->memo.by_tier);
     sim_free(p->memo.touched);
+    sim_free(p->memo.alive);
     sim_hmap_free(&p->index);
     sim_hmap_free(&p->wide);
-    for (size_t w = 0; w < p->n_wide; w++)
+    for (size_t w = 0; w < p->n_wide; w++) {
         sim_free(p->wides[w].rep);
+        sim_free(p->wides[w].bits);
+    }
     sim_free(p->wides);
     sim_free(p);
 }
@@ -806,6 +827,74 @@ uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id)
     return head == NONE ? 0 : p->e[head].n_rep;
 }
 
+/* Node nd's run ends at k: its length, and its blocks per tier on top of
+ * those the walk counted for every node (common). */
+static void run_end(kv_memo_t *m, uint32_t nd, uint32_t k, const uint32_t common[SIM_N_TIERS])
+{
+    m->len[nd] = k;
+    for (size_t t = 0; t < SIM_N_TIERS; t++)
+        m->by_tier[(size_t)nd * SIM_N_TIERS + t] += common[t];
+    m->touched[m->n_touched++] = nd;
+}
+
+/* The walk's first part, while every block is wide (a system prompt's
+ * blocks, held by many nodes): the nodes whose run still grows are a bit
+ * set, cut by each block's holders, a few words a block instead of one
+ * step per replica. A block that every growing node holds in the same
+ * tier is counted once for all (common) and added to each run at its
+ * end. Leaves len and by_tier as the replica walk would, for the blocks
+ * before the returned k; the nodes still growing there have len k. */
+static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
+{
+    kv_memo_t *m = &p->memo;
+    size_t nw = p->bit_words;
+    uint64_t *a = m->alive;
+    uint32_t common[SIM_N_TIERS] = {0};
+    /* Every node before the first block (bits past the last node never
+     * hold a block, so the first cut clears them). */
+    for (size_t i = 0; i < nw; i++)
+        a[i] = ~UINT64_C(0);
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        uint32_t head = idx_get(p, blocks[k]);
+        if (head == NONE || p->e[head].wide == NONE)
+            break;
+        const uint64_t *bits = p->wides[p->e[head].wide].bits;
+        uint64_t any = 0, off[SIM_N_TIERS] = {0};
+        for (size_t i = 0; i < nw; i++) {
+            uint64_t h = 0;
+            for (size_t t = 0; t < SIM_N_TIERS; t++)
+                h |= bits[t * nw + i];
+            uint64_t gone = a[i] & ~h;
+            a[i] &= h;
+            any |= a[i];
+            for (size_t t = 0; t < SIM_N_TIERS; t++)
+                off[t] |= a[i] & ~bits[t * nw + i];
+            for (uint64_t x = k ? gone : 0; x; x &= x - 1)
+                run_end(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
+        }
+        if (!any)
+            return k; /* no run grows: the walk ends here */
+        size_t t1 = SIM_N_TIERS;
+        for (size_t t = 0; t < SIM_N_TIERS && t1 == SIM_N_TIERS; t++)
+            if (!off[t])
+                t1 = t;
+        if (t1 < SIM_N_TIERS) {
+            common[t1]++;
+        } else {
+            for (size_t t = 0; t < SIM_N_TIERS; t++)
+                for (size_t i = 0; i < nw; i++)
+                    for (uint64_t x = a[i] & bits[t * nw + i]; x; x &= x - 1)
+                        m->by_tier[(i * 64 + (size_t)__builtin_ctzll(x)) * SIM_N_TIERS + t]++;
+        }
+    }
+    if (k > 0)
+        for (size_t i = 0; i < nw; i++)
+            for (uint64_t x = a[i]; x; x &= x - 1)
+                run_end(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
+    return k;
+}
+
 /* One walk over the run's replica chains: a node's run grows while it
  * holds the next block; the walk stops at the first block that extends
  * no node's run. The answer is kept (memo) for sim_kvpool_prefix. */
@@ -817,6 +906,7 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
         m->len = sim_xcalloc(nn, sizeof *m->len, "kvpool prefix memo");
         m->by_tier = sim_xcalloc(nn * SIM_N_TIERS, sizeof *m->by_tier, "kvpool prefix memo");
         m->touched = sim_xmalloc(nn * sizeof *m->touched, "kvpool prefix memo");
+        m->alive = sim_xmalloc(p->bit_words * sizeof *m->alive, "kvpool prefix memo");
     }
     for (size_t q = 0; q < m->n_touched; q++) {
         uint32_t nd = m->touched[q];
@@ -824,7 +914,7 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
         memset(&m->by_tier[(size_t)nd * SIM_N_TIERS], 0, SIM_N_TIERS * sizeof *m->by_tier);
     }
     m->n_touched = 0;
-    uint32_t k = 0;
+    uint32_t k = lead_wide(p, blocks, n);
     for (; k < n; k++) {
         int alive = 0;
         uint32_t head = idx_get(p, blocks[k]);
@@ -975,11 +1065,17 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
     const kv_wide_t *w = &p->wides[slot];
     if (w->n != r)
         return 1;
+    size_t bits = 0;
+    for (size_t i = 0; i < SIM_N_TIERS * p->bit_words; i++)
+        bits += (size_t)__builtin_popcountll(w->bits[i]);
+    if (bits != r)
+        return 1;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         const uint32_t *v = sim_hmap_get(&p->wide, wide_key(slot, p->e[ei].node));
         const kv_entry_t *x = &p->e[ei];
         if (!v || *v != ei || x->wpos >= w->n || w->rep[x->wpos].ei != ei ||
-            w->rep[x->wpos].node != x->node || w->rep[x->wpos].tier != x->tier)
+            w->rep[x->wpos].node != x->node || w->rep[x->wpos].tier != x->tier ||
+            !(w->bits[x->tier * p->bit_words + (size_t)x->node / 64] >> (x->node % 64) & 1))
             return 1;
     }
     *n += r;

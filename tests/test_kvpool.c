@@ -559,23 +559,25 @@ static uint32_t plain_prefix(const sim_kvpool_t *p, int node, const uint64_t *bl
  * blocks per tier too, sim_kvpool_prefix_all_tiers), and
  * sim_kvpool_prefix answers right after it (from what the walk kept) for
  * the same list, for a list that differs only beyond a node's run, for
- * the same array changed in place, and after the pool changed. */
+ * the same array changed in place, and after the pool changed. 24 nodes,
+ * and 130 (the walk's node sets span three words, the last in part). */
 START_TEST(test_prefix_all_vs_per_node)
 {
-    enum { NODES = 24, LEN = 16 };
+    enum { MAX_NODES = 130, LEN = 16 };
     const int64_t caps[SIM_N_TIERS] = {20, 30};
     const char *pols[] = {"lru", "lfu"};
-    for (int pi = 0; pi < 2; pi++) {
-        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi]), NULL, 0);
+    for (int pi = 0; pi < 4; pi++) {
+        const int NODES = pi < 2 ? 24 : MAX_NODES;
+        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi % 2]), NULL, 0);
         gsl_rng *r = sim_rng_new(7 + (unsigned long)pi, 502);
         uint64_t req[LEN], other[LEN];
-        uint32_t all[NODES], by[SIM_N_TIERS], want_by[SIM_N_TIERS];
+        uint32_t all[MAX_NODES], by[SIM_N_TIERS], want_by[SIM_N_TIERS];
         for (int step = 0; step < 1500; step++) {
             uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, LEN);
             uint64_t base = gsl_rng_uniform_int(r, 10) * 100;
             for (uint32_t k = 0; k < n; k++)
                 req[k] = base + k;
-            int node = (int)gsl_rng_uniform_int(r, NODES);
+            int node = (int)gsl_rng_uniform_int(r, (unsigned long)NODES);
             if (gsl_rng_uniform_int(r, 3) == 0)
                 sim_kvpool_replicate(p, node, req, n, (int)gsl_rng_uniform_int(r, 2));
             else
@@ -588,26 +590,30 @@ START_TEST(test_prefix_all_vs_per_node)
             memcpy(other, req, sizeof req);
             uint32_t cut = (uint32_t)gsl_rng_uniform_int(r, n); /* other differs from here */
             other[cut] = 7777;
-            for (int nd = 0; nd < NODES; nd++) {
+            /* One assertion a step (Check records every one that passes). */
+            int bad = -1;
+            for (int nd = 0; nd < NODES && bad < 0; nd++) {
                 uint32_t want = plain_prefix(p, nd, req, n, want_by);
-                ck_assert_uint_eq(all[nd], want);
-                ck_assert_mem_eq(sim_kvpool_prefix_all_tiers(p) + nd * SIM_N_TIERS, want_by,
-                                 sizeof by);
-                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, by), want);
-                ck_assert_mem_eq(by, want_by, sizeof by);
+                if (all[nd] != want ||
+                    memcmp(sim_kvpool_prefix_all_tiers(p) + nd * SIM_N_TIERS, want_by, sizeof by) ||
+                    sim_kvpool_prefix(p, nd, req, n, by) != want || memcmp(by, want_by, sizeof by))
+                    bad = nd;
                 want = plain_prefix(p, nd, other, n, want_by);
-                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, other, n, by), want);
-                ck_assert_mem_eq(by, want_by, sizeof by);
+                if (sim_kvpool_prefix(p, nd, other, n, by) != want || memcmp(by, want_by, sizeof by))
+                    bad = nd;
             }
+            ck_assert_msg(bad < 0, "%d nodes, step %d: node %d's prefix differs", NODES, step, bad);
             req[cut] = 7777; /* the same array, changed in place */
-            for (int nd = 0; nd < NODES; nd++)
-                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, NULL),
-                                  plain_prefix(p, nd, req, n, want_by));
+            for (int nd = 0; nd < NODES && bad < 0; nd++)
+                if (sim_kvpool_prefix(p, nd, req, n, NULL) != plain_prefix(p, nd, req, n, want_by))
+                    bad = nd;
             sim_kvpool_prefix_all(p, req, n, all);
             sim_kvpool_access(p, node, req, n); /* the pool changes */
-            for (int nd = 0; nd < NODES; nd++)
-                ck_assert_uint_eq(sim_kvpool_prefix(p, nd, req, n, NULL),
-                                  plain_prefix(p, nd, req, n, want_by));
+            for (int nd = 0; nd < NODES && bad < 0; nd++)
+                if (sim_kvpool_prefix(p, nd, req, n, NULL) != plain_prefix(p, nd, req, n, want_by))
+                    bad = nd;
+            ck_assert_msg(bad < 0, "%d nodes, step %d: node %d's prefix differs after a change",
+                          NODES, step, bad);
             if (step % 100 == 0)
                 ck_assert_int_eq(sim_kvpool_check(p), 0);
         }
