@@ -125,6 +125,25 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
     return checked_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
+void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
+                               int64_t count, sim_time_t *out)
+{
+    SIM_ASSERT(batch >= 1 && batch <= MODEL_COST_MAX_BATCH && count >= 0);
+    SIM_ASSERT(ctx_tok >= 0 && (count == 0 || ctx_tok + (count - 1) * batch <= MODEL_COST_MAX_CTX_TOK));
+    if (!c->ops->decode_span_s) {
+        for (int64_t j = 0; j < count; j++)
+            out[j] = checked_ns(c->ops->decode_s(c->st, batch, ctx_tok + j * batch));
+        return;
+    }
+    double s[64];
+    for (int64_t j = 0; j < count; j += 64) {
+        int64_t m = count - j < 64 ? count - j : 64;
+        c->ops->decode_span_s(c->st, batch, ctx_tok + j * batch, m, s);
+        for (int64_t q = 0; q < m; q++)
+            out[j + q] = checked_ns(s[q]);
+    }
+}
+
 sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a)
 {
     if (!c->ops->decode_ctx_additive || a <= 0)

@@ -73,6 +73,11 @@ typedef struct model_cost_ops {
      * context and summed with the batch's terms). Decode placement then
      * bounds a candidate's load after r joins without computing it. */
     int decode_ctx_additive;
+    /* Optional: decode_s for count iterations of one batch whose context
+     * grows by batch tokens each, out[j] = decode_s(batch, ctx_tok + j *
+     * batch), bit for bit; decode spans then ask once, not per iteration. */
+    void (*decode_span_s)(const void *st, int64_t batch, int64_t ctx_tok, int64_t count,
+                          double *out);
 } model_cost_ops_t;
 
 extern const model_cost_ops_t model_cost_fitted;
@@ -96,6 +101,11 @@ int model_cost_s_to_ns(double s, sim_time_t *ns);
  * overflowing (checked when the model was built; asserted here). */
 sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t prefix_tok);
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
+/* model_cost_decode_ns(batch, ctx_tok + j * batch) into out[j] for j <
+ * count: the iterations of one batch, its context growing a token per
+ * request each. */
+void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
+                               int64_t count, sim_time_t *out);
 /* A lower bound on model_cost_decode_ns(b, x + a) - model_cost_decode_ns(b, x)
  * for every batch b and context x: what a tokens of context add to any
  * iteration (0 unless the model declares decode_ctx_additive; the two

@@ -269,6 +269,19 @@ static double fitted_decode_s(const void *st, int64_t batch, int64_t ctx_tok)
     return model_roof_decode_s(&f->roof, &f->eff, (double)batch, (double)ctx_tok);
 }
 
+static void fitted_decode_span_s(const void *st, int64_t batch, int64_t ctx_tok, int64_t count,
+                                 double *out)
+{
+    const fitted_t *f = st;
+    if (!f->decode_linear) {
+        model_roof_decode_span_s(&f->roof, &f->eff, batch, ctx_tok, count, out);
+        return;
+    }
+    for (int64_t j = 0; j < count; j++)
+        out[j] = model_fit_decode_linear_eval(f->decode_lin, (double)batch,
+                                              (double)(ctx_tok + j * batch));
+}
+
 static const char *fitted_source(const void *st) { return ((const fitted_t *)st)->source; }
 
 const model_cost_ops_t model_cost_fitted = {
@@ -281,4 +294,5 @@ const model_cost_ops_t model_cost_fitted = {
     .decode_s = fitted_decode_s,
     .source = fitted_source,
     .decode_ctx_additive = 1,
+    .decode_span_s = fitted_decode_span_s,
 };

@@ -48,6 +48,13 @@ static double roofline_decode_s(const void *st, int64_t batch, int64_t ctx_tok)
     return model_roof_decode_s(&r->roof, &r->eff, (double)batch, (double)ctx_tok);
 }
 
+static void roofline_decode_span_s(const void *st, int64_t batch, int64_t ctx_tok, int64_t count,
+                                   double *out)
+{
+    const roofline_t *r = st;
+    model_roof_decode_span_s(&r->roof, &r->eff, batch, ctx_tok, count, out);
+}
+
 static const char *roofline_source(const void *st) { return ((const roofline_t *)st)->source; }
 
 const model_cost_ops_t model_cost_roofline = {
@@ -60,4 +67,5 @@ const model_cost_ops_t model_cost_roofline = {
     .decode_s = roofline_decode_s,
     .source = roofline_source,
     .decode_ctx_additive = 1,
+    .decode_span_s = roofline_decode_span_s,
 };

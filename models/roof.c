@@ -35,6 +35,21 @@ double model_roof_decode_s(const model_roof_t *r, const model_roof_eff_t *e, dou
            max2(p.kv_s / e->mem_kv, p.attn_s / e->cmp);
 }
 
+void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
+                              int64_t ctx_tok, int64_t count, double *out)
+{
+    model_roof_parts_t p;
+    model_roof_decode_parts(r, (double)batch, 0, &p);
+    double fixed = e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
+    for (int64_t j = 0; j < count; j++) {
+        double ctx = (double)(ctx_tok + j * batch);
+        /* as model_roof_decode_parts and model_roof_decode_s compute them */
+        double kv_s = r->kv_bytes_per_tok * ctx / r->hbm_bytes_per_s;
+        double attn_s = r->attn_flops_per_pair * ctx / r->peak_flops_per_s;
+        out[j] = fixed + max2(kv_s / e->mem_kv, attn_s / e->cmp);
+    }
+}
+
 double model_roof_decode_floor_s(const model_roof_t *r, double batch, double ctx_tok)
 {
     const model_roof_eff_t full = {.overhead_s = 0, .mem_weights = 1, .mem_kv = 1, .cmp = 1};

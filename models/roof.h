@@ -55,6 +55,12 @@ void model_roof_decode_parts(const model_roof_t *r, double batch, double ctx_tok
 double model_roof_decode_s(const model_roof_t *r, const model_roof_eff_t *e, double batch,
                            double ctx_tok);
 
+/* model_roof_decode_s for count iterations of one batch, the context
+ * growing by batch tokens each: out[j] at ctx_tok + j * batch, the same
+ * values bit for bit (the batch's terms are computed once). */
+void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
+                              int64_t ctx_tok, int64_t count, double *out);
+
 /* The same, seconds at 100% of both peaks and no overhead: the floor no
  * decode step can beat. */
 double model_roof_decode_floor_s(const model_roof_t *r, double batch, double ctx_tok);

@@ -79,7 +79,7 @@ struct sim_cluster {
     int trace_failed;   /* the run stopped: a trace error, or the time-series bound */
     sim_err_t trace_err; /* why */
     sim_req_t *live; /* every allocated, unfinished request (incl. the read-ahead) */
-    int64_t *scratch; /* TBT intervals of the request being finished */
+    int64_t *scratch; /* TBT intervals of the request being finished; a span's iteration times */
     size_t cap_scratch;
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;

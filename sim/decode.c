@@ -108,9 +108,12 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
     int64_t f = d->step_mode == 1 ? k : d->b.heap[0]->finish_iter;
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
     sim_time_t t = now;
-    for (int64_t i = k; i <= f; i++) {
-        t += model_cost_decode_ns(c->a.cost, n, d->ctx_tok + (i - k) * n);
-        d->b.ring[(size_t)i & (d->b.ring_cap - 1)] = t;
+    size_t m = (size_t)(f - k + 1);
+    sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
+    model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
+    for (size_t j = 0; j < m; j++) {
+        t += c->scratch[j];
+        d->b.ring[(size_t)(k + (int64_t)j) & (d->b.ring_cap - 1)] = t;
     }
     d->running = 1;
     d->iter_start_ns = now;
@@ -199,10 +202,26 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     decode_inst_t *d = obj;
     (void)arg;
-    while (d->b.iter < d->span_end)
-        iter_end(c, d, sim_batch_ring_at(&d->b, d->b.iter));
-    int64_t k = d->b.iter;
-    iter_end(c, d, sim_evq_now(c->evq));
+    int64_t k = d->span_end;
+    sim_time_t now = sim_evq_now(c->evq);
+    iter_end(c, d, d->b.iter < k ? sim_batch_ring_at(&d->b, d->b.iter) : now);
+    if (d->b.iter <= k) {
+        /* The span's other iterations: no member is fresh and none waited
+         * for a prefill, so each token interval is the iteration's time. */
+        size_t m = (size_t)(k - d->b.iter + 1);
+        sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
+        sim_time_t prev = d->iter_start_ns;
+        for (size_t j = 0; j < m; j++) {
+            sim_time_t t = j + 1 < m ? sim_batch_ring_at(&d->b, d->b.iter + (int64_t)j) : now;
+            c->scratch[j] = t - prev;
+            prev = t;
+        }
+        d->b.iter = k;
+        sim_batch_iter_end(&d->b, now);
+        sim_metrics_decode_span(c->m, c->scratch, m, (int64_t)d->b.n);
+        d->ctx_tok += (int64_t)m * (int64_t)d->b.n;
+        d->iter_start_ns = now;
+    }
     d->span_end = d->b.iter;
     d->running = 0;
     while (d->b.n > 0 && d->b.heap[0]->finish_iter == k)

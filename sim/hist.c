@@ -36,26 +36,50 @@ void sim_hist_free(sim_hist_t *h)
     memset(h, 0, sizeof *h);
 }
 
+/* Make bucket b exist. */
+static void reach(sim_hist_t *h, size_t b)
+{
+    size_t old = h->n_buckets;
+    size_t n = old ? old : 4 * SUB;
+    while (n <= b)
+        n *= 2;
+    h->counts = sim_xrealloc(h->counts, n * sizeof *h->counts, "histogram");
+    memset(h->counts + old, 0, (n - old) * sizeof *h->counts);
+    h->n_buckets = n;
+}
+
 void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count)
 {
     SIM_ASSERT(v >= 0);
     if (count == 0)
         return;
     size_t b = bucket_of(v);
-    if (b >= h->n_buckets) {
-        size_t old = h->n_buckets;
-        size_t n = old ? old : 4 * SUB;
-        while (n <= b)
-            n *= 2;
-        h->counts = sim_xrealloc(h->counts, n * sizeof *h->counts, "histogram");
-        memset(h->counts + old, 0, (n - old) * sizeof *h->counts);
-        h->n_buckets = n;
-    }
+    if (b >= h->n_buckets)
+        reach(h, b);
     h->counts[b] += count;
     h->total += count;
     h->sum += v * (int64_t)count;
     if (v > h->max)
         h->max = v;
+}
+
+void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count)
+{
+    if (count == 0)
+        return;
+    int64_t sum = 0, mx = h->max;
+    for (size_t i = 0; i < n; i++) {
+        SIM_ASSERT(v[i] >= 0);
+        size_t b = bucket_of(v[i]);
+        if (b >= h->n_buckets)
+            reach(h, b);
+        h->counts[b] += count;
+        sum += v[i];
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    h->total += count * n;
+    h->sum += sum * (int64_t)count;
+    h->max = mx;
 }
 
 int64_t sim_hist_percentile(const sim_hist_t *h, double q)

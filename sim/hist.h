@@ -21,6 +21,8 @@ void sim_hist_init(sim_hist_t *h);
 void sim_hist_free(sim_hist_t *h);
 /* Add value v (>= 0) count times. */
 void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count);
+/* sim_hist_add(h, v[i], count) for each of the n values. */
+void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count);
 /* Nearest-rank percentile, q in (0, 1]: the bucket holding the
  * ceil(q*total)-th smallest sample, reported at its midpoint (exact below
  * 2048, the max for the top bucket). 0 when empty. */

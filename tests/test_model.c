@@ -555,6 +555,45 @@ static void expect_refused(const char *path, const char *msg)
 /* Decode sections out of bounds are refused with the file and JSON path;
  * the old linear form is still read and says so in its source; a fit
  * that would beat the hardware is refused, not clamped. */
+/* A decode span's iteration times are the single iterations', bit for
+ * bit, for each shipped cost model and both fitted decode forms. */
+static void span_matches(const model_cost_t *c, const char *what)
+{
+    static const int64_t shapes[][3] = {{1, 0, 1},      {1, 4096, 200}, {7, 12345, 130},
+                                        {64, 1 << 20, 64}, {256, 1 << 24, 65}, {3, 5, 0}};
+    sim_time_t out[200];
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        int64_t b = shapes[i][0], ctx = shapes[i][1], n = shapes[i][2];
+        model_cost_decode_span_ns(c, b, ctx, n, out);
+        for (int64_t j = 0; j < n; j++)
+            ck_assert_msg(out[j] == model_cost_decode_ns(c, b, ctx + j * b),
+                          "%s: batch %lld, context %lld, iteration %lld: %lld ns, alone %lld ns",
+                          what, (long long)b, (long long)ctx, (long long)j, (long long)out[j],
+                          (long long)model_cost_decode_ns(c, b, ctx + j * b));
+    }
+}
+
+START_TEST(test_decode_span_is_iterations)
+{
+    model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                           .calibration = "", .data_dir = ".", .mfu = 0.5, .mbu = 0.5,
+                           .overhead_s = 0.005};
+    sim_err_t err;
+    const char *const names[] = {"fitted", "roofline"};
+    for (size_t k = 0; k < 2; k++) {
+        model_cost_t *c = model_cost_new(names[k], &a, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        span_matches(c, names[k]);
+        model_cost_free(c);
+    }
+    a.calibration = calib_with_decode("span-linear.json", "{\"coef\": [0.03, 1e-4, 4e-8]}");
+    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    span_matches(c, "fitted, linear decode form");
+    model_cost_free(c);
+}
+END_TEST
+
 START_TEST(test_decode_calibration_errors)
 {
     const char *p = calib_with_decode("eff.json", "{\"d0_s\": 0.003, \"eff_mem_weights\": 1.5, "
@@ -693,6 +732,7 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_fit_roof_exact);
     tcase_add_test(tc, test_decode_bounded);
     tcase_add_test(tc, test_decode_calibration_errors);
+    tcase_add_test(tc, test_decode_span_is_iterations);
     suite_add_tcase(s, tc);
     return s;
 }
