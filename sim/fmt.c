@@ -41,16 +41,28 @@ static uint64_t scaled_round(double ax, int dec)
 /* v's decimal digits at out, at least width of them (zero-padded). */
 static size_t put_u64(char *out, uint64_t v, int width)
 {
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n < width)
-        tmp[n++] = '0';
-    for (int i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    int n = 1;
+    for (uint64_t x = v; x >= 10; x /= 10)
+        n++;
+    n = n < width ? width : n;
+    char *p = out + n; /* written backwards, two digits a division */
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    while (p > out)
+        *--p = '0';
     return (size_t)n;
 }
 
