@@ -246,6 +246,7 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
         nic[n] = a->net.nic_bytes_per_s;
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
+    c->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *c->view_mark, "prefill view marks");
     c->plan_memo = sim_prefill_memo_new();
     sim_free(nic);
     c->system_st = a->system->init(c, a->system_params);
@@ -269,6 +270,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->scratch);
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
+    sim_free(c->view_mark);
     sim_free(c->plan_memo);
     sim_evq_free(c->evq);
     sim_free(c);
@@ -332,6 +334,12 @@ sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_
     return sim_prefill_predict_ns(c, i, r, 0);
 }
 
+sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_min)
+{
+    return sim_prefill_predict_ns(c, i, r, lead_min);
+}
+
 const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->a; }
 
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
@@ -376,6 +384,111 @@ void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double 
         send[i] = out[node];
         recv[i] = in[node];
     }
+}
+
+/* Candidate k of v: instance i with its run, wait and shares. */
+static void view_put(sim_prefill_view_t *v, int k, int i, uint32_t lead, sim_time_t wait, double send,
+                     double recv)
+{
+    v->inst[k] = i;
+    v->lead[k] = lead;
+    v->wait[k] = wait;
+    v->send[k] = send;
+    v->recv[k] = recv;
+}
+
+/* Put instance i into v's candidates (ascending) where it belongs. */
+static void view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
+                        double recv)
+{
+    int k = v->n++;
+    for (; k > 0 && v->inst[k - 1] > i; k--)
+        view_put(v, k, v->inst[k - 1], v->lead[k - 1], v->wait[k - 1], v->send[k - 1],
+                 v->recv[k - 1]);
+    view_put(v, k, i, lead, wait, send, recv);
+}
+
+/* Instances alike in all an estimate reads but the wait: a run class (0:
+ * none, 1: the common run) and both shares. */
+typedef struct view_class {
+    int cls;
+    double send, recv;
+    int rep, first;    /* the least wait (ties: lowest index); the lowest index */
+    sim_time_t rep_wait;
+} view_class_t;
+
+#define VIEW_CLASSES 64
+
+int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
+{
+    if (!c->pool)
+        return -1;
+    sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
+    sim_kvpool_runs_t ru;
+    sim_kvpool_scan_runs(c->pool, &ru);
+    for (size_t q = 0; q < ru.n_listed; q++)
+        c->view_mark[ru.listed[q]] = 1;
+    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
+    sim_time_t now = sim_evq_now(c->evq);
+    view_class_t cl[VIEW_CLASSES];
+    int n_cl = 0, last = 0;
+    uint32_t top = 0;
+    v->n = 0;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        int node = sim_cluster_pool_node(c, i);
+        int cls = (int)(ru.common[node / 64] >> (node % 64) & 1);
+        int listed = c->view_mark[node];
+        uint32_t lead = listed ? sim_kvpool_scan_node(c->pool, node, NULL) : cls ? ru.common_len : 0;
+        top = lead > top ? lead : top;
+        sim_time_t w = wait_at(&c->pf[i], now);
+        int g = listed ? -1 : last;
+        if (g >= 0 && (g >= n_cl || cl[g].cls != cls || cl[g].send != out[node] ||
+                       cl[g].recv != in[node])) {
+            for (g = 0; g < n_cl; g++)
+                if (cl[g].cls == cls && cl[g].send == out[node] && cl[g].recv == in[node])
+                    break;
+            if (g == n_cl && n_cl < VIEW_CLASSES)
+                cl[n_cl++] = (view_class_t){cls, out[node], in[node], -1, i, 0};
+            else if (g == n_cl)
+                g = -1; /* too many kinds: a candidate of its own */
+        }
+        if (g < 0) {
+            view_put(v, v->n++, i, lead, w, out[node], in[node]);
+            continue;
+        }
+        last = g;
+        if (cl[g].rep < 0 || w < cl[g].rep_wait) {
+            cl[g].rep = i;
+            cl[g].rep_wait = w;
+        }
+    }
+    for (size_t q = 0; q < ru.n_listed; q++)
+        c->view_mark[ru.listed[q]] = 0;
+    for (int g = 0; g < n_cl; g++)
+        view_insert(v, cl[g].rep, cl[g].cls ? ru.common_len : 0, cl[g].rep_wait, cl[g].send,
+                    cl[g].recv);
+    v->top_len = top;
+    /* The holders of the longest run: every candidate with it, and the
+     * first instance of each class with it (the rest of the class share
+     * its send share). */
+    v->n_hold = 0;
+    for (int k = 0; top > 0 && k < v->n; k++)
+        if (v->lead[k] == top) {
+            v->hold[v->n_hold] = v->inst[k];
+            v->hold_send[v->n_hold++] = v->send[k];
+        }
+    for (int g = 0; top > 0 && g < n_cl; g++) {
+        if ((cl[g].cls ? ru.common_len : 0) != top || cl[g].first == cl[g].rep)
+            continue;
+        int k = v->n_hold++;
+        for (; k > 0 && v->hold[k - 1] > cl[g].first; k--) {
+            v->hold[k] = v->hold[k - 1];
+            v->hold_send[k] = v->hold_send[k - 1];
+        }
+        v->hold[k] = cl[g].first;
+        v->hold_send[k] = cl[g].send;
+    }
+    return 0;
 }
 
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)

@@ -134,6 +134,10 @@ const model_cost_t *sim_cluster_cost(const sim_cluster_t *c);
 sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i);
 /* Predicted prefill time of r on instance i. */
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r);
+/* The same were lead_min of r's leading blocks cached there (what a
+ * planned fetch brings; the node's own run counts when longer). */
+sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_min);
 /* Predicted decode iteration time on instance j if r joined it, counting
  * every request already assigned there (running, waiting or on its way). */
 sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r);
@@ -216,6 +220,29 @@ sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j,
  * instance src's node to instance dst's, from the network's state now. */
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
                                          const sim_req_t *r, uint32_t have, uint32_t want);
+/* Placement's view of the prefill instances for r without an estimate of
+ * each (sim/place.c). An instance is plain when its node's network shares
+ * are an idle node's and its run of r is the common run of many nodes or
+ * none (sim_kvpool_prefix_scan); plain instances of one class differ in
+ * nothing an estimate reads but their queue wait, so of each class only
+ * the one with the least wait (ties: lowest index) can be placement's
+ * choice. The candidates are every other instance and those; the
+ * holders of the longest run are what choosing a fetch source reads. */
+typedef struct sim_prefill_view {
+    int n;               /* candidates, in index order: */
+    int *inst;           /* the instance */
+    uint32_t *lead;      /* its own run of r, blocks */
+    sim_time_t *wait;    /* its queue wait */
+    double *send, *recv; /* its node's network shares */
+    uint32_t top_len;    /* the longest run of any instance */
+    /* Instances with that run, in index order, each distinct send share
+     * among them with at least its first holder: */
+    int n_hold;
+    int *hold;
+    double *hold_send;
+} sim_prefill_view_t;
+/* Fill v (arrays of n_prefill entries): 0, or -1 when the pool is off. */
+int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v);
 /* For every prefill instance at once (arrays of n_prefill): its queue
  * wait (sim_cluster_prefill_wait_ns) and its node's send and receive
  * shares (sim_net_send_share, sim_net_recv_share: all that a fetch or

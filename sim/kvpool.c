@@ -75,7 +75,10 @@ typedef struct kv_memo {
     uint32_t *by_tier; /* [node * SIM_N_TIERS + tier]: the run's blocks there */
     uint32_t *touched; /* the nodes whose run is not 0: all that is reset next time */
     size_t n_touched;
-    uint64_t *alive;   /* the walk's nodes whose run is still growing, a bit each */
+    uint64_t *alive;   /* the common set: nodes not listed whose run is common_len */
+    uint32_t common_len;
+    uint32_t common_by[SIM_N_TIERS]; /* the common run's blocks per tier */
+    int all;          /* every node with a run is listed (sim_kvpool_prefix_all) */
 } kv_memo_t;
 
 struct sim_kvpool {
@@ -721,12 +724,30 @@ void sim_kvpool_free(sim_kvpool_t *p)
 /* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
  * depends only on blocks[0..L] (held, then the first block not held), so
  * those ids must match; O(L) compares instead of L replica-chain walks. */
+/* Node nd's run, as the last walk left it: its own (listed) when it has
+ * one, else the common run when it is in the common set, else none. */
+static uint32_t memo_len(const kv_memo_t *m, uint32_t nd)
+{
+    if (m->len[nd])
+        return m->len[nd];
+    return m->alive[nd / 64] >> (nd % 64) & 1 ? m->common_len : 0;
+}
+
+static const uint32_t *memo_by(const kv_memo_t *m, uint32_t nd)
+{
+    static const uint32_t none[SIM_N_TIERS];
+    if (m->len[nd])
+        return &m->by_tier[(size_t)nd * SIM_N_TIERS];
+    return m->alive[nd / 64] >> (nd % 64) & 1 ? m->common_by : none;
+}
+
 static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
 {
     const kv_memo_t *m = &p->memo;
     if (m->ver != p->ver || m->n != n)
         return 0;
-    uint32_t k = m->len[node] < n ? m->len[node] + 1 : n;
+    uint32_t len = memo_len(m, (uint32_t)node);
+    uint32_t k = len < n ? len + 1 : n;
     return k == 0 || memcmp(blocks, m->ids, (size_t)k * sizeof *blocks) == 0;
 }
 
@@ -735,8 +756,8 @@ uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *bloc
 {
     if (memo_answers(p, node, blocks, n)) {
         if (by_tier)
-            memcpy(by_tier, &p->memo.by_tier[node * SIM_N_TIERS], SIM_N_TIERS * sizeof *by_tier);
-        return p->memo.len[node];
+            memcpy(by_tier, memo_by(&p->memo, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
+        return memo_len(&p->memo, (uint32_t)node);
     }
     if (by_tier)
         memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
@@ -827,9 +848,9 @@ uint32_t sim_kvpool_replicas(const sim_kvpool_t *p, uint64_t id)
     return head == NONE ? 0 : p->e[head].n_rep;
 }
 
-/* Node nd's run ends at k: its length, and its blocks per tier on top of
- * those the walk counted for every node (common). */
-static void run_end(kv_memo_t *m, uint32_t nd, uint32_t k, const uint32_t common[SIM_N_TIERS])
+/* List node nd with run k: the common set's blocks per tier (common),
+ * counted on its own from now. */
+static void list_node(kv_memo_t *m, uint32_t nd, uint32_t k, const uint32_t common[SIM_N_TIERS])
 {
     m->len[nd] = k;
     for (size_t t = 0; t < SIM_N_TIERS; t++)
@@ -838,12 +859,12 @@ static void run_end(kv_memo_t *m, uint32_t nd, uint32_t k, const uint32_t common
 }
 
 /* The walk's first part, while every block is wide (a system prompt's
- * blocks, held by many nodes): the nodes whose run still grows are a bit
- * set, cut by each block's holders, a few words a block instead of one
- * step per replica. A block that every growing node holds in the same
- * tier is counted once for all (common) and added to each run at its
- * end. Leaves len and by_tier as the replica walk would, for the blocks
- * before the returned k; the nodes still growing there have len k. */
+ * blocks, held by many nodes) and every node still matching holds it in
+ * the same tier: the matching nodes are a bit set (the common set), cut
+ * by each block's holders a word at a time instead of one step per
+ * replica, and their blocks per tier are counted once for all. A node
+ * that falls out is listed with its run. Returns the first block it did
+ * not take; the common set's run is that long. */
 static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
 {
     kv_memo_t *m = &p->memo;
@@ -865,40 +886,47 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
             uint64_t h = 0;
             for (size_t t = 0; t < SIM_N_TIERS; t++)
                 h |= bits[t * nw + i];
-            uint64_t gone = a[i] & ~h;
-            a[i] &= h;
-            any |= a[i];
+            any |= a[i] & h;
             for (size_t t = 0; t < SIM_N_TIERS; t++)
-                off[t] |= a[i] & ~bits[t * nw + i];
-            for (uint64_t x = k ? gone : 0; x; x &= x - 1)
-                run_end(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
+                off[t] |= a[i] & h & ~bits[t * nw + i];
         }
-        if (!any)
-            return k; /* no run grows: the walk ends here */
         size_t t1 = SIM_N_TIERS;
         for (size_t t = 0; t < SIM_N_TIERS && t1 == SIM_N_TIERS; t++)
             if (!off[t])
                 t1 = t;
-        if (t1 < SIM_N_TIERS) {
-            common[t1]++;
-        } else {
-            for (size_t t = 0; t < SIM_N_TIERS; t++)
-                for (size_t i = 0; i < nw; i++)
-                    for (uint64_t x = a[i] & bits[t * nw + i]; x; x &= x - 1)
-                        m->by_tier[(i * 64 + (size_t)__builtin_ctzll(x)) * SIM_N_TIERS + t]++;
+        if (!any || t1 == SIM_N_TIERS)
+            break; /* no run grows, or they grow in different tiers: the replica walk's */
+        for (size_t i = 0; i < nw; i++) {
+            uint64_t gone = a[i] & ~bits[t1 * nw + i];
+            a[i] &= bits[t1 * nw + i];
+            for (uint64_t x = k ? gone : 0; x; x &= x - 1)
+                list_node(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
         }
+        common[t1]++;
     }
-    if (k > 0)
-        for (size_t i = 0; i < nw; i++)
-            for (uint64_t x = a[i]; x; x &= x - 1)
-                run_end(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
+    m->common_len = k;
+    memcpy(m->common_by, common, sizeof common);
     return k;
 }
 
-/* One walk over the run's replica chains: a node's run grows while it
- * holds the next block; the walk stops at the first block that extends
- * no node's run. The answer is kept (memo) for sim_kvpool_prefix. */
-void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out)
+/* Block k of the walk is on node nd in tier: when nd's run is k long it
+ * grows (a node of the common set is listed first). 1 when it grew. */
+static int run_grows(kv_memo_t *m, uint32_t nd, uint32_t tier, uint32_t k)
+{
+    static const uint32_t zero[SIM_N_TIERS];
+    if (memo_len(m, nd) != k)
+        return 0;
+    if (!m->len[nd]) { /* from the common set (or k == 0): listed from now */
+        int in_common = m->alive[nd / 64] >> (nd % 64) & 1;
+        list_node(m, nd, k, in_common ? m->common_by : zero);
+        m->alive[nd / 64] &= ~(UINT64_C(1) << (nd % 64));
+    }
+    m->len[nd] = k + 1;
+    m->by_tier[(size_t)nd * SIM_N_TIERS + tier]++;
+    return 1;
+}
+
+void sim_kvpool_prefix_scan(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
 {
     kv_memo_t *m = &p->memo;
     size_t nn = (size_t)p->n_nodes;
@@ -920,29 +948,11 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
         uint32_t head = idx_get(p, blocks[k]);
         if (head != NONE && p->e[head].wide != NONE) {
             const kv_wide_t *w = &p->wides[p->e[head].wide];
-            for (size_t q = 0; q < w->n; q++) {
-                const kv_rep_t *x = &w->rep[q];
-                if (m->len[x->node] == k) {
-                    if (k == 0)
-                        m->touched[m->n_touched++] = (uint32_t)x->node;
-                    m->len[x->node] = k + 1;
-                    m->by_tier[(size_t)x->node * SIM_N_TIERS + x->tier]++;
-                    alive = 1;
-                }
-            }
-            if (!alive)
-                break;
-            continue;
-        }
-        for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
-            const kv_entry_t *x = &p->e[ei];
-            if (m->len[x->node] == k) {
-                if (k == 0)
-                    m->touched[m->n_touched++] = (uint32_t)x->node;
-                m->len[x->node] = k + 1;
-                m->by_tier[x->node * SIM_N_TIERS + x->tier]++;
-                alive = 1;
-            }
+            for (size_t q = 0; q < w->n; q++)
+                alive |= run_grows(m, (uint32_t)w->rep[q].node, w->rep[q].tier, k);
+        } else {
+            for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+                alive |= run_grows(m, (uint32_t)p->e[ei].node, p->e[ei].tier, k);
         }
         if (!alive)
             break;
@@ -955,12 +965,48 @@ void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, 
     }
     m->n = n;
     m->ver = p->ver;
-    memcpy(out, m->len, nn * sizeof *out);
+    m->all = 0;
+}
+
+void sim_kvpool_scan_runs(const sim_kvpool_t *p, sim_kvpool_runs_t *out)
+{
+    const kv_memo_t *m = &p->memo;
+    SIM_ASSERT(m->ver == p->ver && m->len);
+    out->common_len = m->common_len;
+    memcpy(out->common_by, m->common_by, sizeof out->common_by);
+    out->common = m->alive;
+    out->listed = m->touched;
+    out->n_listed = m->n_touched;
+}
+
+uint32_t sim_kvpool_scan_node(const sim_kvpool_t *p, int node, uint32_t by_tier[SIM_N_TIERS])
+{
+    const kv_memo_t *m = &p->memo;
+    SIM_ASSERT(m->ver == p->ver && m->len);
+    if (by_tier)
+        memcpy(by_tier, memo_by(m, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
+    return memo_len(m, (uint32_t)node);
+}
+
+/* The scan, with every node of the common set listed: each node's run
+ * and blocks per tier in the arrays. */
+void sim_kvpool_prefix_all(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n, uint32_t *out)
+{
+    sim_kvpool_prefix_scan(p, blocks, n);
+    kv_memo_t *m = &p->memo;
+    for (size_t i = 0; i < p->bit_words; i++) {
+        for (uint64_t x = m->common_len ? m->alive[i] : 0; x; x &= x - 1)
+            list_node(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), m->common_len,
+                      m->common_by);
+        m->alive[i] = 0;
+    }
+    m->all = 1;
+    memcpy(out, m->len, (size_t)p->n_nodes * sizeof *out);
 }
 
 const uint32_t *sim_kvpool_prefix_all_tiers(const sim_kvpool_t *p)
 {
-    SIM_ASSERT(p->memo.ver == p->ver && p->memo.by_tier);
+    SIM_ASSERT(p->memo.ver == p->ver && p->memo.by_tier && p->memo.all);
     return p->memo.by_tier;
 }
 

@@ -77,6 +77,24 @@ void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_
 uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, uint32_t n,
                               int cold);
 
+/* The walk of sim_kvpool_prefix_all without writing every node's run:
+ * O(replicas of the run's blocks that few nodes hold + words of a node
+ * bit set per block that many hold). Afterwards every node is either
+ * listed (its own run), in the common set (the common run), or holds
+ * none of the run: sim_kvpool_scan_runs says which, sim_kvpool_scan_node
+ * answers for one node, and sim_kvpool_prefix answers from it, while no
+ * block has entered, left or moved since (asserted). */
+void sim_kvpool_prefix_scan(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n);
+typedef struct sim_kvpool_runs {
+    uint32_t common_len;                 /* the run of every node in common */
+    uint32_t common_by[SIM_N_TIERS];     /* its blocks per tier */
+    const uint64_t *common;              /* bit per node: the common set */
+    const uint32_t *listed;              /* nodes with runs of their own, in no order */
+    size_t n_listed;
+} sim_kvpool_runs_t;
+void sim_kvpool_scan_runs(const sim_kvpool_t *p, sim_kvpool_runs_t *out);
+uint32_t sim_kvpool_scan_node(const sim_kvpool_t *p, int node, uint32_t by_tier[SIM_N_TIERS]);
+
 /* out[node] = the longest leading run of blocks[0..n) each node holds, for
  * every node at once. O(nodes + replicas of the run): never a scan of the
  * pool. The answer, with each node's blocks per tier, is kept for

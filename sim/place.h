@@ -76,22 +76,30 @@ typedef struct sim_place_scratch {
     sim_time_t *pred;    /* its predicted prefill time with that lead */
     sim_time_t *wait;    /* its queue wait (sim_cluster_prefill_state) */
     double *send, *recv; /* its node's network shares */
+    /* sim_cluster_prefill_view's candidates and holders */
+    int *cand, *hold;
+    double *hold_send;
+    int full_scan; /* estimate every instance (MOONCAKE_SIM_PLACE_SCAN=1) */
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);
 
-/* Estimate r on every prefill instance (into s->est; s->leads gets each
- * one's own prefix). With allow_fetch, an instance whose own prefix is
+/* Algorithm 1: estimate r on the prefill instances (into s->est; the
+ * returned instance's entry is always filled). With allow_fetch, an
+ * instance whose own prefix is
  * shorter than the best one cluster-wide fetches the difference when
  * best / own > threshold (own = 0 with best > 0 counts as above) from the
  * holder that can send it soonest; otherwise it recomputes beyond its own
  * prefix. With decode >= 0, the TTFT also counts the part of the KV
  * hand-off to that decode instance that prefill does not cover (the KV
  * streams while prefill runs), from the network's state now. Returns the
- * instance with the lowest TTFT (ties: lowest index). One walk of the
- * pool for every instance's prefix, then O(instances + holders x distinct
- * send shares + fetching instances x distinct send shares): the holders'
- * flows out take a handful of values, not one per holder. */
+ * instance with the lowest TTFT (ties: lowest index). With the pool on,
+ * only the candidates of sim_cluster_prefill_view are estimated (the
+ * instances alike in all but the queue wait are one candidate, the one
+ * that waits least): one scan of the pool's holders of r's blocks and one
+ * pass over the instances' waits and shares, then O(candidates x distinct
+ * send shares of the longest prefix's holders). Without it, every
+ * instance is estimated (s->leads gets each one's own prefix). */
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
                           double threshold, int decode, sim_place_scratch_t *s);
 

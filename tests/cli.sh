@@ -485,6 +485,9 @@ plan "" && grep -q "^skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES" "$T/pl
 # Decode iterations batched into spans give the results of one event per
 # iteration, byte for byte.
 sh "$(dirname "$0")/decode_span.sh" "$BIN" >"$T/span" 2>&1 && ok || bad "decode spans: $(grep FAIL "$T/span" | head -5)"
+# Placement that estimates only the candidates of the prefill view chooses
+# as one that estimates every instance, byte for byte.
+sh "$(dirname "$0")/place_view.sh" "$BIN" >"$T/view" 2>&1 && ok || bad "placement candidates: $(grep FAIL "$T/view" | head -5)"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -586,6 +586,28 @@ START_TEST(test_prefix_all_vs_per_node)
             uint32_t keep = (uint32_t)gsl_rng_uniform_int(r, n + 1);
             for (uint32_t k = 0; k < n; k++)
                 req[k] = k < keep ? req[k] : 5000 + gsl_rng_uniform_int(r, 3);
+            /* The scan alone: each node listed, in the common set or without a
+             * run, as its own walk says; sim_kvpool_prefix answers from it. */
+            sim_kvpool_prefix_scan(p, req, n);
+            sim_kvpool_runs_t runs;
+            sim_kvpool_scan_runs(p, &runs);
+            int listed[MAX_NODES] = {0}, wrong = -1;
+            for (size_t q = 0; q < runs.n_listed; q++)
+                listed[runs.listed[q]]++;
+            for (int nd = 0; nd < NODES && wrong < 0; nd++) {
+                uint32_t want = plain_prefix(p, nd, req, n, want_by);
+                int in_common = (int)(runs.common[nd / 64] >> (nd % 64) & 1);
+                uint32_t len = listed[nd] ? sim_kvpool_scan_node(p, nd, by)
+                                          : in_common ? runs.common_len : 0;
+                if (!listed[nd])
+                    memcpy(by, in_common ? runs.common_by : (uint32_t[SIM_N_TIERS]){0}, sizeof by);
+                if (listed[nd] > 1 || (listed[nd] && in_common) || len != want ||
+                    memcmp(by, want_by, sizeof by) || sim_kvpool_scan_node(p, nd, NULL) != want ||
+                    sim_kvpool_prefix(p, nd, req, n, by) != want || memcmp(by, want_by, sizeof by))
+                    wrong = nd;
+            }
+            ck_assert_msg(wrong < 0, "%d nodes, step %d: the scan's run of node %d differs", NODES,
+                          step, wrong);
             sim_kvpool_prefix_all(p, req, n, all);
             memcpy(other, req, sizeof req);
             uint32_t cut = (uint32_t)gsl_rng_uniform_int(r, n); /* other differs from here */
@@ -624,6 +646,54 @@ START_TEST(test_prefix_all_vs_per_node)
         gsl_rng_free(r);
         sim_kvpool_free(p);
     }
+}
+END_TEST
+
+/* A prefix every node holds on SSD (demoted) is one common run counted
+ * on SSD; held on SSD by half the nodes and in DRAM by the others, each
+ * node gets its own run. */
+START_TEST(test_prefix_scan_tiers)
+{
+    enum { NODES = 70, LEN = 3 };
+    const int64_t caps[SIM_N_TIERS] = {20, 30};
+    sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find("lru"), NULL, 0);
+    const uint64_t sys[LEN + 1] = {1, 2, 3, 4};
+    uint64_t other[20];
+    for (int nd = 0; nd < NODES; nd++)
+        sim_kvpool_access(p, nd, sys, LEN);
+    for (int round = 0; round < 2; round++) {
+        /* round 0: every node's DRAM refills, the prefix goes to SSD; round
+         * 1: the first half uses it again (back in DRAM) */
+        for (int nd = 0; nd < NODES; nd++) {
+            if (round == 1 && nd < NODES / 2) {
+                sim_kvpool_access(p, nd, sys, LEN);
+                continue;
+            }
+            if (round == 1)
+                continue;
+            for (size_t k = 0; k < 20; k++)
+                other[k] = 1000 + (uint64_t)nd * 100 + k;
+            sim_kvpool_access(p, nd, other, 20);
+        }
+        sim_kvpool_prefix_scan(p, sys, LEN + 1);
+        sim_kvpool_runs_t runs;
+        sim_kvpool_scan_runs(p, &runs);
+        uint32_t by[SIM_N_TIERS];
+        if (round == 0) {
+            ck_assert_uint_eq(runs.common_len, LEN);
+            ck_assert_uint_eq(runs.common_by[SIM_TIER_SSD], LEN);
+            ck_assert_uint_eq(runs.n_listed, 0);
+        } else {
+            ck_assert_uint_eq(runs.n_listed, NODES);
+        }
+        for (int nd = 0; nd < NODES; nd++) {
+            ck_assert_uint_eq(sim_kvpool_scan_node(p, nd, by), LEN);
+            int dram = round == 1 && nd < NODES / 2;
+            ck_assert_uint_eq(by[dram ? SIM_TIER_DRAM : SIM_TIER_SSD], LEN);
+        }
+    }
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_free(p);
 }
 END_TEST
 
@@ -789,6 +859,7 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_random_invariants);
     tcase_add_test(tc, test_lru_vs_reference);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
+    tcase_add_test(tc, test_prefix_scan_tiers);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_synthetic_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_unlimited_is_ideal);
