@@ -433,14 +433,23 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     view_class_t cl[VIEW_CLASSES];
     int n_cl = 0, last = 0;
     uint32_t top = 0;
+    int any_common = 0; /* a prefill instance of the common set, not listed */
     v->n = 0;
-    for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        int node = sim_cluster_pool_node(c, i);
-        int cls = (int)(ru.common[node / 64] >> (node % 64) & 1);
-        int listed = c->view_mark[node];
-        uint32_t lead = listed ? sim_kvpool_scan_node(c->pool, node, NULL) : cls ? ru.common_len : 0;
-        top = lead > top ? lead : top;
-        sim_time_t w = wait_at(&c->pf[i], now);
+    const uint8_t *mark = c->view_mark;
+    const uint64_t *common = ru.common;
+    const prefill_inst_t *pf = c->pf;
+    int n = c->a.pd.n_prefill, group = c->a.pd.prefill_group;
+    for (int i = 0, node = 0; i < n; i++, node += group) {
+        int cls = (int)(common[node / 64] >> (node % 64) & 1);
+        int listed = mark[node];
+        uint32_t lead = cls ? ru.common_len : 0;
+        if (listed) {
+            lead = sim_kvpool_scan_node(c->pool, node, NULL);
+            top = lead > top ? lead : top;
+        } else {
+            any_common |= cls;
+        }
+        sim_time_t w = wait_at(&pf[i], now);
         int g = listed ? -1 : last;
         if (g >= 0 && (g >= n_cl || cl[g].cls != cls || cl[g].send != out[node] ||
                        cl[g].recv != in[node])) {
@@ -464,6 +473,8 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     }
     for (size_t q = 0; q < ru.n_listed; q++)
         c->view_mark[ru.listed[q]] = 0;
+    if (any_common && ru.common_len > top)
+        top = ru.common_len;
     for (int g = 0; g < n_cl; g++)
         view_insert(v, cl[g].rep, cl[g].cls ? ru.common_len : 0, cl[g].rep_wait, cl[g].send,
                     cl[g].recv);
