@@ -24,7 +24,7 @@ typedef struct flow {
     int32_t src, dst, link;
     uint8_t state;
     uint8_t frozen;
-    double left; /* bytes still to move */
+    double left; /* bytes still to move (while active: in the active list's hot part) */
     double rate; /* bytes/s while active */
     double cap;  /* 0: none */
     double new_rate; /* water-filling result */
@@ -39,6 +39,13 @@ typedef struct flow {
     uint32_t in_next, in_prev;   /* active flows of the receiver's ingress */
     uint32_t seen;               /* component search epoch */
 } flow_t;
+
+/* What settling reads and writes of an active flow, kept beside active[]
+ * (a pass over every active flow at each change reads one array). */
+typedef struct flow_hot {
+    double rate, left;
+    int32_t link, src;
+} flow_hot_t;
 
 /* A resource is 2 x node for its egress, 2 x node + 1 for its ingress. */
 #define RES_E(node) (2 * (int32_t)(node))
@@ -69,7 +76,8 @@ struct sim_net {
     size_t n_f, cap_f;
     uint32_t free_head;
     uint32_t *active;
-    size_t n_active, cap_active;
+    flow_hot_t *hot; /* [k]: of active[k] */
+    size_t n_active, cap_active, cap_hot;
     sim_time_t settled_ns;
     sim_net_link_stats_t link[SIM_N_NET_LINKS];
 };
@@ -138,6 +146,7 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->sent);
     sim_free(n->f);
     sim_free(n->active);
+    sim_free(n->hot);
     sim_free(n);
 }
 
@@ -149,22 +158,30 @@ void sim_net_settle(sim_net_t *n)
     n->settled_ns = now;
     if (dt <= 0)
         return;
+    /* Each link's bytes add up in registers, in the same order: the other
+     * links add +0.0, which leaves a sum of bytes (never -0.0) as it is. */
+    double bytes[SIM_N_NET_LINKS];
     int busy[SIM_N_NET_LINKS] = {0};
+    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+        bytes[l] = n->link[l].bytes;
     for (size_t k = 0; k < n->n_active; k++) {
-        flow_t *f = &n->f[n->active[k]];
+        flow_hot_t *f = &n->hot[k];
         if (f->rate <= 0)
             continue;
         double moved = f->rate * (double)dt / 1e9;
         if (moved > f->left)
             moved = f->left;
         f->left -= moved;
-        n->link[f->link].bytes += moved;
+        for (int l = 0; l < SIM_N_NET_LINKS; l++)
+            bytes[l] += f->link == l ? moved : 0.0;
         n->sent[f->src] += moved;
         busy[f->link] = 1;
     }
-    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
+        n->link[l].bytes = bytes[l];
         if (busy[l])
             n->link[l].busy_ns += dt;
+    }
 }
 
 static void flow_done(void *ctx, void *obj, int64_t arg);
@@ -193,12 +210,13 @@ static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
     flow_t *f = &n->f[id];
     if (f->new_rate == f->rate && f->ev)
         return;
-    f->rate = f->new_rate;
+    f->rate = n->hot[f->pos].rate = f->new_rate;
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     f->ev = 0;
     if (f->rate > 0)
-        f->ev = sim_evq_at(n->q, flow_finish_ns(now, f->left, f->rate), flow_done, n, id);
+        f->ev = sim_evq_at(n->q, flow_finish_ns(now, n->hot[f->pos].left, f->rate), flow_done, n,
+                           id);
 }
 
 /* Add active flow id to its sender's egress and receiver's ingress lists. */
@@ -549,8 +567,10 @@ double sim_net_rate(const sim_net_t *n, uint32_t id)
 static void active_remove(sim_net_t *n, uint32_t id)
 {
     uint32_t pos = n->f[id].pos;
+    n->f[id].left = n->hot[pos].left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
+    n->hot[pos] = n->hot[n->n_active];
     n->f[last].pos = pos;
     flow_unlink(n, id);
 }
@@ -589,9 +609,10 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_ACTIVE);
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
-    n->link[f->link].bytes += f->left;
-    n->sent[f->src] += f->left;
-    f->left = 0;
+    double *left = &n->hot[f->pos].left;
+    n->link[f->link].bytes += *left;
+    n->sent[f->src] += *left;
+    *left = 0;
     n->link[f->link].flows++;
     sim_event_fn done = f->done;
     void *dobj = f->obj;
@@ -626,7 +647,9 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     f->ev = 0;
     f->rate = 0;
     sim_grow((void **)&n->active, &n->cap_active, n->n_active + 1, sizeof *n->active, "net active");
+    sim_grow((void **)&n->hot, &n->cap_hot, n->n_active + 1, sizeof *n->hot, "net active");
     f->pos = (uint32_t)n->n_active;
+    n->hot[f->pos] = (flow_hot_t){.rate = 0, .left = f->left, .link = f->link, .src = f->src};
     n->active[n->n_active++] = id;
     flow_link(n, id);
     int32_t seed = RES_E(f->src);
