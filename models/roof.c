@@ -41,6 +41,25 @@ void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, 
     model_roof_parts_t p;
     model_roof_decode_parts(r, (double)batch, 0, &p);
     double fixed = e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
+    /* Both context terms are a per-token rate times the context, each
+     * computed in three roundings (a few parts in 1e16): when one rate
+     * exceeds the other by a part in a million, its term is the larger at
+     * every context (and at 0 both are 0), so max2 picks it and the other
+     * need not be computed. */
+    double kv_rate = r->kv_bytes_per_tok / r->hbm_bytes_per_s / e->mem_kv;
+    double attn_rate = r->attn_flops_per_pair / r->peak_flops_per_s / e->cmp;
+    if (kv_rate > attn_rate * (1 + 1e-6)) {
+        for (int64_t j = 0; j < count; j++)
+            out[j] = fixed + r->kv_bytes_per_tok * (double)(ctx_tok + j * batch) /
+                                 r->hbm_bytes_per_s / e->mem_kv;
+        return;
+    }
+    if (attn_rate > kv_rate * (1 + 1e-6)) {
+        for (int64_t j = 0; j < count; j++)
+            out[j] = fixed + r->attn_flops_per_pair * (double)(ctx_tok + j * batch) /
+                                 r->peak_flops_per_s / e->cmp;
+        return;
+    }
     for (int64_t j = 0; j < count; j++) {
         double ctx = (double)(ctx_tok + j * batch);
         /* as model_roof_decode_parts and model_roof_decode_s compute them */

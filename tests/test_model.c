@@ -586,8 +586,15 @@ START_TEST(test_decode_span_is_iterations)
         span_matches(c, names[k]);
         model_cost_free(c);
     }
+    /* tensor cores at 0.1%: attention's term is the larger */
+    a.mfu = 0.001;
+    a.mbu = 1;
+    model_cost_t *c = model_cost_new("roofline", &a, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    span_matches(c, "roofline, compute-bound attention");
+    model_cost_free(c);
     a.calibration = calib_with_decode("span-linear.json", "{\"coef\": [0.03, 1e-4, 4e-8]}");
-    model_cost_t *c = model_cost_new("fitted", &a, &err);
+    c = model_cost_new("fitted", &a, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     span_matches(c, "fitted, linear decode form");
     model_cost_free(c);
