@@ -8,6 +8,23 @@
 #include <math.h>
 #include <string.h>
 
+/* Instances alike in all an estimate reads but the wait: a run class (0:
+ * none, 1: the common run) and a network share pair (sim_net_share_ids),
+ * slot 2 x id + class. */
+typedef struct view_class {
+    uint64_t stamp; /* the call that last used it */
+    int rep, first; /* the least wait (ties: lowest index); the lowest index */
+    sim_time_t rep_wait;
+} view_class_t;
+
+struct sim_view_scratch {
+    view_class_t *cl;
+    size_t cap_cl;
+    uint32_t *used; /* the slots this call used, in first use */
+    size_t cap_used;
+    uint64_t stamp;
+};
+
 /* ---- request end ---- */
 
 static void req_free(sim_cluster_t *c, sim_req_t *r)
@@ -247,6 +264,7 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
     c->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *c->view_mark, "prefill view marks");
+    c->view = sim_xcalloc(1, sizeof *c->view, "prefill view");
     c->plan_memo = sim_prefill_memo_new();
     sim_free(nic);
     c->system_st = a->system->init(c, a->system_params);
@@ -271,6 +289,11 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
     sim_free(c->view_mark);
+    if (c->view) {
+        sim_free(c->view->cl);
+        sim_free(c->view->used);
+        sim_free(c->view);
+    }
     sim_free(c->plan_memo);
     sim_evq_free(c->evq);
     sim_free(c);
@@ -408,17 +431,6 @@ static void view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t 
     view_put(v, k, i, lead, wait, send, recv);
 }
 
-/* Instances alike in all an estimate reads but the wait: a run class (0:
- * none, 1: the common run) and both shares. */
-typedef struct view_class {
-    int cls;
-    double send, recv;
-    int rep, first;    /* the least wait (ties: lowest index); the lowest index */
-    sim_time_t rep_wait;
-} view_class_t;
-
-#define VIEW_CLASSES 64
-
 int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
 {
     if (!c->pool)
@@ -429,9 +441,16 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     for (size_t q = 0; q < ru.n_listed; q++)
         c->view_mark[ru.listed[q]] = 1;
     const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
+    size_t n_ids;
+    const uint32_t *ids = sim_net_share_ids(c->net, &n_ids);
+    struct sim_view_scratch *vs = c->view;
+    size_t cap = vs->cap_cl;
+    sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
+    memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
+    sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
+    uint64_t stamp = ++vs->stamp;
+    size_t n_used = 0;
     sim_time_t now = sim_evq_now(c->evq);
-    view_class_t cl[VIEW_CLASSES];
-    int n_cl = 0, last = 0;
     uint32_t top = 0;
     int any_common = 0; /* a prefill instance of the common set, not listed */
     v->n = 0;
@@ -441,43 +460,35 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     int n = c->a.pd.n_prefill, group = c->a.pd.prefill_group;
     for (int i = 0, node = 0; i < n; i++, node += group) {
         int cls = (int)(common[node / 64] >> (node % 64) & 1);
-        int listed = mark[node];
-        uint32_t lead = cls ? ru.common_len : 0;
-        if (listed) {
-            lead = sim_kvpool_scan_node(c->pool, node, NULL);
-            top = lead > top ? lead : top;
-        } else {
-            any_common |= cls;
-        }
         sim_time_t w = wait_at(&pf[i], now);
-        int g = listed ? -1 : last;
-        if (g >= 0 && (g >= n_cl || cl[g].cls != cls || cl[g].send != out[node] ||
-                       cl[g].recv != in[node])) {
-            for (g = 0; g < n_cl; g++)
-                if (cl[g].cls == cls && cl[g].send == out[node] && cl[g].recv == in[node])
-                    break;
-            if (g == n_cl && n_cl < VIEW_CLASSES)
-                cl[n_cl++] = (view_class_t){cls, out[node], in[node], -1, i, 0};
-            else if (g == n_cl)
-                g = -1; /* too many kinds: a candidate of its own */
-        }
-        if (g < 0) {
+        if (mark[node] || ids[node] == NO_SHARE_ID) {
+            uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, node, NULL)
+                                       : cls ? ru.common_len : 0;
+            top = lead > top ? lead : top;
             view_put(v, v->n++, i, lead, w, out[node], in[node]);
             continue;
         }
-        last = g;
-        if (cl[g].rep < 0 || w < cl[g].rep_wait) {
-            cl[g].rep = i;
-            cl[g].rep_wait = w;
+        any_common |= cls;
+        size_t k = 2 * (size_t)ids[node] + (size_t)cls;
+        view_class_t *g = &vs->cl[k];
+        if (g->stamp != stamp) {
+            *g = (view_class_t){.stamp = stamp, .rep = i, .first = i, .rep_wait = w};
+            vs->used[n_used++] = (uint32_t)k;
+        } else if (w < g->rep_wait) {
+            g->rep = i;
+            g->rep_wait = w;
         }
     }
     for (size_t q = 0; q < ru.n_listed; q++)
         c->view_mark[ru.listed[q]] = 0;
     if (any_common && ru.common_len > top)
         top = ru.common_len;
-    for (int g = 0; g < n_cl; g++)
-        view_insert(v, cl[g].rep, cl[g].cls ? ru.common_len : 0, cl[g].rep_wait, cl[g].send,
-                    cl[g].recv);
+    for (size_t u = 0; u < n_used; u++) {
+        const view_class_t *g = &vs->cl[vs->used[u]];
+        int node = sim_cluster_pool_node(c, g->rep);
+        view_insert(v, g->rep, vs->used[u] % 2 ? ru.common_len : 0, g->rep_wait, out[node],
+                    in[node]);
+    }
     v->top_len = top;
     /* The holders of the longest run: every candidate with it, and the
      * first instance of each class with it (the rest of the class share
@@ -488,16 +499,17 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
             v->hold[v->n_hold] = v->inst[k];
             v->hold_send[v->n_hold++] = v->send[k];
         }
-    for (int g = 0; top > 0 && g < n_cl; g++) {
-        if ((cl[g].cls ? ru.common_len : 0) != top || cl[g].first == cl[g].rep)
+    for (size_t u = 0; top > 0 && u < n_used; u++) {
+        const view_class_t *g = &vs->cl[vs->used[u]];
+        if ((vs->used[u] % 2 ? ru.common_len : 0) != top || g->first == g->rep)
             continue;
         int k = v->n_hold++;
-        for (; k > 0 && v->hold[k - 1] > cl[g].first; k--) {
+        for (; k > 0 && v->hold[k - 1] > g->first; k--) {
             v->hold[k] = v->hold[k - 1];
             v->hold_send[k] = v->hold_send[k - 1];
         }
-        v->hold[k] = cl[g].first;
-        v->hold_send[k] = cl[g].send;
+        v->hold[k] = g->first;
+        v->hold_send[k] = out[sim_cluster_pool_node(c, g->first)];
     }
     return 0;
 }

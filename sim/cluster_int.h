@@ -87,6 +87,7 @@ struct sim_cluster {
     int ts_quiet; /* the next row closes an interval in which nothing happened */
     uint32_t *prefix_scratch; /* per node, for sim_cluster_prefix_by_instance */
     uint8_t *view_mark;       /* per node, 0 between calls: sim_cluster_prefill_view's listed nodes */
+    struct sim_view_scratch *view; /* sim_cluster_prefill_view's classes */
     /* The compute part of recent prefill plans, by (input, reused)
      * tokens: placement plans one request on every instance, and most of
      * them reuse the same prefix (sim/prefill_plan.c). */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/hmap.h"
 #include "sim/metrics.h"
 
 enum { F_FREE = 0, F_SETUP, F_ACTIVE };
@@ -71,6 +72,12 @@ struct sim_net {
     double *lvl;        /* and its per-component levels */
     int32_t *n_out, *n_in; /* flows (setup or active) per node */
     double *share_out, *share_in; /* cap_node over n_out + 1, n_in + 1: kept, not divided per query */
+    /* Each node's (share_out, share_in) pair interned: nodes with equal
+     * pairs have equal ids (NO_SHARE_ID: a pair whose key another holds). */
+    uint32_t *share_id;
+    sim_hmap_t share_index; /* key of a pair -> id */
+    double *id_out, *id_in; /* [id]: its pair */
+    size_t n_ids, cap_ids;
     double *sent;
     flow_t *f;
     size_t n_f, cap_f;
@@ -83,6 +90,27 @@ struct sim_net {
 };
 
 #define NO_FLOW UINT32_MAX
+
+/* Node's share pair changed: its id. */
+static void share_intern(sim_net_t *n, int node)
+{
+    double o = n->share_out[node], i = n->share_in[node];
+    uint64_t a, b;
+    memcpy(&a, &o, sizeof a);
+    memcpy(&b, &i, sizeof b);
+    uint64_t key = a ^ (b * UINT64_C(0x9E3779B97F4A7C15) >> 7);
+    int inserted;
+    uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
+    if (inserted) {
+        SIM_ASSERT(n->n_ids < NO_SHARE_ID);
+        size_t cap = n->cap_ids;
+        sim_grow((void **)&n->id_out, &cap, n->n_ids + 1, sizeof *n->id_out, "net share ids");
+        sim_grow((void **)&n->id_in, &n->cap_ids, n->n_ids + 1, sizeof *n->id_in, "net share ids");
+        n->id_out[n->n_ids] = o;
+        n->id_in[n->n_ids++] = i;
+    }
+    n->share_id[node] = n->id_out[*id] == o && n->id_in[*id] == i ? *id : NO_SHARE_ID;
+}
 
 sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
                        const sim_net_profile_t *profile)
@@ -108,10 +136,13 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
     n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
+    n->share_id = sim_xcalloc(nn, sizeof *n->share_id, "net share ids");
+    sim_hmap_init(&n->share_index);
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
         n->cap_node[i] = nic_bytes_per_s[i] * profile->efficiency;
         n->share_out[i] = n->share_in[i] = n->cap_node[i];
+        share_intern(n, (int)i);
         n->head_e[i] = n->head_i[i] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
@@ -143,6 +174,10 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->n_in);
     sim_free(n->share_out);
     sim_free(n->share_in);
+    sim_free(n->share_id);
+    sim_free(n->id_out);
+    sim_free(n->id_in);
+    sim_hmap_free(&n->share_index);
     sim_free(n->sent);
     sim_free(n->f);
     sim_free(n->active);
@@ -583,6 +618,8 @@ static void count_flow(sim_net_t *n, int src, int dst, int d)
     n->n_in[dst] += d;
     n->share_out[src] = n->cap_node[src] / (n->n_out[src] + 1);
     n->share_in[dst] = n->cap_node[dst] / (n->n_in[dst] + 1);
+    share_intern(n, src);
+    share_intern(n, dst);
 }
 
 /* Take flow id out of the network (settled beforehand). */
@@ -725,6 +762,12 @@ double sim_net_recv_share(const sim_net_t *n, int dst) { return n->share_in[dst]
 
 const double *sim_net_send_shares(const sim_net_t *n) { return n->share_out; }
 const double *sim_net_recv_shares(const sim_net_t *n) { return n->share_in; }
+
+const uint32_t *sim_net_share_ids(const sim_net_t *n, size_t *n_ids)
+{
+    *n_ids = n->n_ids;
+    return n->share_id;
+}
 
 sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
 {

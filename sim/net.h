@@ -94,6 +94,11 @@ double sim_net_recv_share(const sim_net_t *n, int dst);
 /* Both shares of every node, [node]: valid until the next flow starts or ends. */
 const double *sim_net_send_shares(const sim_net_t *n);
 const double *sim_net_recv_shares(const sim_net_t *n);
+/* Each node's pair of shares (send, receive) as an id below *n_ids:
+ * nodes with equal ids have equal pairs; NO_SHARE_ID (rare) compares
+ * equal to none. */
+#define NO_SHARE_ID UINT32_MAX
+const uint32_t *sim_net_share_ids(const sim_net_t *n, size_t *n_ids);
 
 /* Flows started and not finished. */
 size_t sim_net_active(const sim_net_t *n);

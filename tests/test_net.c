@@ -297,6 +297,17 @@ START_TEST(test_incremental_matches_reference)
                 if (inc.live[k] != ref.live[k] || x != y)
                     ck_abort_msg("flow %u/%u: %.17g vs %.17g", inc.live[k], ref.live[k], x, y);
             }
+            /* Share ids: equal exactly when the (send, receive) pairs are
+             * (two NIC speeds: 25/2 and 12.5/1 GB/s meet). */
+            size_t n_ids;
+            const uint32_t *ids = sim_net_share_ids(inc.n, &n_ids);
+            const double *so = sim_net_send_shares(inc.n), *si = sim_net_recv_shares(inc.n);
+            for (int x = 0; x < FZ_NODES; x++)
+                for (int y = 0; y < FZ_NODES; y++)
+                    if (ids[x] >= n_ids ||
+                        (ids[x] == ids[y]) != (so[x] == so[y] && si[x] == si[y]))
+                        ck_abort_msg("nodes %d, %d: share ids %u, %u of %zu for (%g, %g), (%g, %g)", x,
+                                     y, ids[x], ids[y], n_ids, so[x], si[x], so[y], si[y]);
             if (inc.n_live > most_live[seed])
                 most_live[seed] = inc.n_live;
         }
