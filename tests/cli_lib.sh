@@ -24,3 +24,16 @@ expect() {
         ok
     fi
 }
+
+# run_pair DIR VAR REF NEW EXP [ARGS...]: run EXP (quiet, with ARGS) once
+# with VAR=REF into DIR/ref and once with VAR=NEW into DIR/new; 0 when both
+# ran, else the failure is counted and 1.
+run_pair() {
+    dir=$1 var=$2 ref=$3 new=$4 exp=$5
+    shift 5
+    if ! env "$var=$ref" "$BIN" run "$exp" --quiet "$@" --out "$dir/ref" 2>"$T/err" ||
+        ! env "$var=$new" "$BIN" run "$exp" --quiet "$@" --out "$dir/new" 2>"$T/err"; then
+        bad "$dir did not run: $(head -c 300 "$T/err")"
+        return 1
+    fi
+}

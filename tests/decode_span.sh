@@ -14,19 +14,15 @@ both() {
     name=$1 exp=$2
     shift 2
     d="$T/$name"
-    if ! MOONCAKE_SIM_DECODE_STEP=1 "$BIN" run "$exp" --quiet "$@" --out "$d/step" 2>"$T/err" ||
-        ! MOONCAKE_SIM_DECODE_STEP=0 "$BIN" run "$exp" --quiet "$@" --out "$d/span" 2>"$T/err"; then
-        bad "$name did not run: $(head -c 300 "$T/err")"
-        return
-    fi
+    run_pair "$d" MOONCAKE_SIM_DECODE_STEP 1 0 "$exp" "$@" || return
     for x in requests.csv timeseries.csv; do
-        cmp -s "$d/step/$x" "$d/span/$x" && ok || bad "$name: $x differs"
+        cmp -s "$d/ref/$x" "$d/new/$x" && ok || bad "$name: $x differs"
     done
-    grep -v '"events":' "$d/step/summary.json" >"$d/step.sum"
-    grep -v '"events":' "$d/span/summary.json" >"$d/span.sum"
+    grep -v '"events":' "$d/ref/summary.json" >"$d/step.sum"
+    grep -v '"events":' "$d/new/summary.json" >"$d/span.sum"
     cmp -s "$d/step.sum" "$d/span.sum" && ok || bad "$name: summary.json differs: $(diff "$d/step.sum" "$d/span.sum" | head -5)"
-    a=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$d/step/summary.json")
-    b=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$d/span/summary.json")
+    a=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$d/ref/summary.json")
+    b=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$d/new/summary.json")
     [ -n "$a" ] && [ -n "$b" ] && [ "$b" -lt "$a" ] && ok || bad "$name: events $a stepped, $b in spans"
     echo "  $name: $a events stepped, $b in spans"
 }

@@ -15,13 +15,9 @@ both() {
     name=$1 exp=$2
     shift 2
     d="$T/$name"
-    if ! MOONCAKE_SIM_PLACE_SCAN=1 "$BIN" run "$exp" --quiet "$@" --out "$d/scan" 2>"$T/err" ||
-        ! MOONCAKE_SIM_PLACE_SCAN=0 "$BIN" run "$exp" --quiet "$@" --out "$d/view" 2>"$T/err"; then
-        bad "$name did not run: $(head -c 300 "$T/err")"
-        return
-    fi
+    run_pair "$d" MOONCAKE_SIM_PLACE_SCAN 1 0 "$exp" "$@" || return
     for x in requests.csv timeseries.csv summary.json; do
-        cmp -s "$d/scan/$x" "$d/view/$x" && ok || bad "$name: $x differs"
+        cmp -s "$d/ref/$x" "$d/new/$x" && ok || bad "$name: $x differs"
     done
 }
 
