@@ -48,8 +48,9 @@ void sim_kvpool_free(sim_kvpool_t *p);
 /* Length of the longest leading run of blocks[0..n) held on node; when
  * by_tier is not NULL it gets how many of those sit in each tier. Pure
  * lookup: no statistics change. O(run x replicas); O(run) compares when
- * sim_kvpool_prefix_all was last asked the same list and no block has
- * entered, left or moved since (its answer is kept). */
+ * sim_kvpool_prefix_all or sim_kvpool_prefix_scan was last asked the same
+ * list and no block has entered, left or moved since (its answer is
+ * kept). */
 uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
                            uint32_t by_tier[SIM_N_TIERS]);
 
