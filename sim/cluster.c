@@ -431,6 +431,34 @@ static void view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t 
     view_put(v, k, i, lead, wait, send, recv);
 }
 
+/* v's holders of its longest run (top_len): every candidate with it, and
+ * the first instance of each class with it (the rest of the class share
+ * its send share); the classes are the n_used of c->view. */
+static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, size_t n_used,
+                         uint32_t common_len, const double *out)
+{
+    const struct sim_view_scratch *vs = c->view;
+    uint32_t top = v->top_len;
+    v->n_hold = 0;
+    for (int k = 0; top > 0 && k < v->n; k++)
+        if (v->lead[k] == top) {
+            v->hold[v->n_hold] = v->inst[k];
+            v->hold_send[v->n_hold++] = v->send[k];
+        }
+    for (size_t u = 0; top > 0 && u < n_used; u++) {
+        const view_class_t *g = &vs->cl[vs->used[u]];
+        if ((vs->used[u] % 2 ? common_len : 0) != top || g->first == g->rep)
+            continue;
+        int k = v->n_hold++;
+        for (; k > 0 && v->hold[k - 1] > g->first; k--) {
+            v->hold[k] = v->hold[k - 1];
+            v->hold_send[k] = v->hold_send[k - 1];
+        }
+        v->hold[k] = g->first;
+        v->hold_send[k] = out[sim_cluster_pool_node(c, g->first)];
+    }
+}
+
 int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
 {
     if (!c->pool)
@@ -490,27 +518,7 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
                     in[node]);
     }
     v->top_len = top;
-    /* The holders of the longest run: every candidate with it, and the
-     * first instance of each class with it (the rest of the class share
-     * its send share). */
-    v->n_hold = 0;
-    for (int k = 0; top > 0 && k < v->n; k++)
-        if (v->lead[k] == top) {
-            v->hold[v->n_hold] = v->inst[k];
-            v->hold_send[v->n_hold++] = v->send[k];
-        }
-    for (size_t u = 0; top > 0 && u < n_used; u++) {
-        const view_class_t *g = &vs->cl[vs->used[u]];
-        if ((vs->used[u] % 2 ? ru.common_len : 0) != top || g->first == g->rep)
-            continue;
-        int k = v->n_hold++;
-        for (; k > 0 && v->hold[k - 1] > g->first; k--) {
-            v->hold[k] = v->hold[k - 1];
-            v->hold_send[k] = v->hold_send[k - 1];
-        }
-        v->hold[k] = g->first;
-        v->hold_send[k] = out[sim_cluster_pool_node(c, g->first)];
-    }
+    view_holders(c, v, n_used, ru.common_len, out);
     return 0;
 }
 
