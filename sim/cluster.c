@@ -341,7 +341,7 @@ sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq);
 const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
 
-static sim_time_t wait_at(const prefill_inst_t *p, sim_time_t now)
+static inline sim_time_t wait_at(const prefill_inst_t *p, sim_time_t now)
 {
     sim_time_t rest = p->running ? p->run_end_ns - now : 0;
     return (rest > 0 ? rest : 0) + p->queued_pred_ns;
@@ -485,25 +485,26 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     const uint8_t *mark = c->view_mark;
     const uint64_t *common = ru.common;
     const prefill_inst_t *pf = c->pf;
-    int n = c->a.pd.n_prefill, group = c->a.pd.prefill_group;
-    for (int i = 0, node = 0; i < n; i++, node += group) {
-        int cls = (int)(common[node / 64] >> (node % 64) & 1);
+    size_t n = (size_t)c->a.pd.n_prefill, group = (size_t)c->a.pd.prefill_group;
+    for (size_t i = 0, node = 0; i < n; i++, node += group) {
+        unsigned cls = (unsigned)(common[node / 64] >> (node % 64)) & 1;
         sim_time_t w = wait_at(&pf[i], now);
-        if (mark[node] || ids[node] == NO_SHARE_ID) {
-            uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, node, NULL)
+        uint32_t id = ids[node];
+        if (mark[node] || id == NO_SHARE_ID) {
+            uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, (int)node, NULL)
                                        : cls ? ru.common_len : 0;
             top = lead > top ? lead : top;
-            view_put(v, v->n++, i, lead, w, out[node], in[node]);
+            view_put(v, v->n++, (int)i, lead, w, out[node], in[node]);
             continue;
         }
-        any_common |= cls;
-        size_t k = 2 * (size_t)ids[node] + (size_t)cls;
+        any_common |= (int)cls;
+        size_t k = 2 * (size_t)id + cls;
         view_class_t *g = &vs->cl[k];
         if (g->stamp != stamp) {
-            *g = (view_class_t){.stamp = stamp, .rep = i, .first = i, .rep_wait = w};
+            *g = (view_class_t){.stamp = stamp, .rep = (int)i, .first = (int)i, .rep_wait = w};
             vs->used[n_used++] = (uint32_t)k;
         } else if (w < g->rep_wait) {
-            g->rep = i;
+            g->rep = (int)i;
             g->rep_wait = w;
         }
     }
