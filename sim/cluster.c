@@ -286,6 +286,7 @@ void sim_cluster_free(sim_cluster_t *c)
         c->a.admit->free(c->admit_st);
     c->a.system->free(c, c->system_st);
     sim_free(c->scratch);
+    sim_free(c->tbt_runs);
     sim_net_free(c->net);
     sim_free(c->prefix_scratch);
     sim_free(c->view_mark);

@@ -35,6 +35,10 @@ typedef struct decode_inst {
     uint64_t span_seq;       /* sequence number of the span's event */
     sim_event_id_t span_ev;  /* its id */
     int step_mode;           /* 0: not yet read; 1: one event per iteration; 2: spans */
+    /* Bit k & (b.ring_cap - 1): iteration k's token interval (its ring
+     * entry less the one before) may be shorter than iteration k - 1's;
+     * between marks the intervals never fall (sim/decode.c). */
+    uint64_t *marks;
     int64_t n_assigned; /* requests placed here and not finished */
     int64_t tok_assigned; /* their input tokens */
     int64_t rsv_assigned; /* their input + output tokens (VRAM they will reserve) */
@@ -81,6 +85,8 @@ struct sim_cluster {
     sim_req_t *live; /* every allocated, unfinished request (incl. the read-ahead) */
     int64_t *scratch; /* TBT intervals of the request being finished; a span's iteration times */
     size_t cap_scratch;
+    struct sim_tbt_run *tbt_runs; /* a finishing request's runs of intervals (sim/decode.c) */
+    size_t cap_tbt_runs;
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */

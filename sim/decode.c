@@ -26,15 +26,116 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- a finishing request's TBT statistics from runs of intervals ----
+ * Its n intervals are its first (from its first token to the end of the
+ * iteration it joined, J) and then the ring's differences for iterations
+ * J+1 .. J+n-1. Those split into runs at the marked iterations, and no
+ * run's intervals fall (each is one span's iteration times at a context
+ * that grows). The longest tenth is taken from the runs' ends by a
+ * max-heap, not from a selection over all n: the mean's sum telescopes,
+ * the max is the first taken, and P90 is the last taken or the next. The
+ * same values as sim_metrics_tbt_stats over the n intervals. */
+
+typedef struct sim_tbt_run {
+    int64_t v;      /* the interval at hi */
+    int64_t lo, hi; /* iterations; hi is the next to take */
+} tbt_run_t;
+
+static int64_t interval_at(const decode_inst_t *d, const sim_req_t *r, int64_t i)
+{
+    sim_time_t prev = i == r->join_iter ? r->first_token_ns : sim_batch_ring_at(&d->b, i - 1);
+    return sim_batch_ring_at(&d->b, i) - prev;
+}
+
+/* The first marked iteration in [from, upto], or upto + 1. */
+static int64_t next_mark(const decode_inst_t *d, int64_t from, int64_t upto)
+{
+    size_t mask = d->b.ring_cap - 1;
+    for (int64_t i = from; i <= upto;) {
+        size_t slot = (size_t)i & mask, off = slot % 64;
+        int64_t span = SIM_MIN((int64_t)(64 - off), upto - i + 1);
+        uint64_t w = d->marks[slot / 64] >> off;
+        if (span < 64)
+            w &= (UINT64_C(1) << span) - 1;
+        if (w)
+            return i + __builtin_ctzll(w);
+        i += span;
+    }
+    return upto + 1;
+}
+
+static void run_sift(tbt_run_t *h, size_t n, size_t i)
+{
+    tbt_run_t x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1].v > h[c].v)
+            c++;
+        if (h[c].v <= x.v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void tbt_from_runs(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r, size_t n)
+{
+    r->tbt_mean_s = r->tbt_p90_s = r->tbt_max_s = r->tbt_top10_s = 0;
+    if (n == 0)
+        return;
+    int64_t J = r->join_iter, last = J + (int64_t)n - 1;
+    r->tbt_mean_s = (double)(sim_batch_ring_at(&d->b, last) - r->first_token_ns) / (double)n / 1e9;
+    /* The runs: the first interval alone, then [lo, hi] between marks. */
+    size_t nr = 0;
+    for (int64_t lo = J; lo <= last;) {
+        int64_t end = lo == J ? J + 1 : next_mark(d, lo + 1, last); /* the next run's start */
+        sim_grow((void **)&c->tbt_runs, &c->cap_tbt_runs, nr + 1, sizeof *c->tbt_runs, "tbt runs");
+        c->tbt_runs[nr++] = (tbt_run_t){.v = interval_at(d, r, end - 1), .lo = lo, .hi = end - 1};
+        lo = end;
+    }
+    tbt_run_t *h = c->tbt_runs;
+    for (size_t i = nr / 2; i-- > 0;)
+        run_sift(h, nr, i);
+    size_t top = (n + 9) / 10, r90 = (9 * n + 9) / 10;
+    size_t takes = top + (r90 - 1 < n - top); /* and the next below the tenth */
+    int64_t sum = 0, v = 0;
+    for (size_t k = 0; k < takes; k++) {
+        v = h[0].v;
+        if (k == 0)
+            r->tbt_max_s = (double)v / 1e9;
+        if (k < top)
+            sum += v;
+        if (k + 1 == top)
+            r->tbt_p90_s = (double)v / 1e9;
+        if (h[0].hi > h[0].lo) {
+            h[0].hi--;
+            h[0].v = interval_at(d, r, h[0].hi);
+        } else {
+            h[0] = h[--nr];
+        }
+        run_sift(h, nr, 0);
+    }
+    r->tbt_top10_s = (double)sum / (double)top / 1e9;
+    if (takes > top)
+        r->tbt_p90_s = (double)v / 1e9;
+}
+
 static void decode_complete(sim_cluster_t *c, decode_inst_t *d, sim_req_t *r)
 {
     size_t n = (size_t)(r->output_tok - 1);
     int64_t upto = r->join_iter + (int64_t)n;
     SIM_ASSERT(n == 0 || (upto <= d->b.iter && d->b.iter - r->join_iter <= (int64_t)d->b.ring_cap));
-    sim_grow((void **)&c->scratch, &c->cap_scratch, n, sizeof *c->scratch, "tbt scratch");
-    sim_batch_intervals(&d->b, r->join_iter, upto, r->first_token_ns, c->scratch);
-    sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
-                          &r->tbt_top10_s);
+    if (d->step_mode == 1) { /* the reference: a selection over every interval */
+        sim_grow((void **)&c->scratch, &c->cap_scratch, n, sizeof *c->scratch, "tbt scratch");
+        sim_batch_intervals(&d->b, r->join_iter, upto, r->first_token_ns, c->scratch);
+        sim_metrics_tbt_stats(c->scratch, n, &r->tbt_mean_s, &r->tbt_p90_s, &r->tbt_max_s,
+                              &r->tbt_top10_s);
+    } else {
+        tbt_from_runs(c, d, r, n);
+    }
     d->kv_used_tok -= r->input_tok + r->output_tok;
     d->ctx_tok -= r->input_tok + r->output_tok;
     r->prefill_stalls += d->stall_n - r->stall_mark;
@@ -111,9 +212,19 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
     size_t m = (size_t)(f - k + 1);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
+    /* The span's first interval also holds any wait since the previous
+     * iteration ended (an inlined prefill); the rest are its iteration
+     * times. Marked: the first, and each interval below the one before. */
+    sim_time_t prev_iv = now + c->scratch[0] - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
     for (size_t j = 0; j < m; j++) {
-        t += c->scratch[j];
-        d->b.ring[(size_t)(k + (int64_t)j) & (d->b.ring_cap - 1)] = t;
+        sim_time_t iv = c->scratch[j];
+        t += iv;
+        size_t slot = (size_t)(k + (int64_t)j) & (d->b.ring_cap - 1);
+        d->b.ring[slot] = t;
+        uint64_t mark = j == 0 || iv < prev_iv;
+        d->marks[slot / 64] = (d->marks[slot / 64] & ~(UINT64_C(1) << (slot % 64))) |
+                              mark << (slot % 64);
+        prev_iv = j == 0 ? prev_iv : iv;
     }
     d->running = 1;
     d->iter_start_ns = now;
@@ -133,6 +244,24 @@ static void span_cut(sim_cluster_t *c, decode_inst_t *d)
     d->span_end = i;
     d->span_ev = sim_evq_at_as_of(c->evq, sim_batch_ring_at(&d->b, i), iter_pos(d, i).pushed,
                                   decode_iter_done, d, 0);
+}
+
+/* The ring holds need iterations; its marks follow it. */
+static void ring_reserve(decode_inst_t *d, size_t need)
+{
+    size_t old = d->b.ring_cap;
+    uint64_t *marks = d->marks;
+    sim_batch_ring_reserve(&d->b, need);
+    if (marks && d->b.ring_cap == old)
+        return;
+    d->marks = sim_xcalloc(d->b.ring_cap / 64, sizeof *d->marks, "iteration marks");
+    int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
+    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
+        size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
+        if (marks[from / 64] >> (from % 64) & 1)
+            d->marks[to / 64] |= UINT64_C(1) << (to % 64);
+    }
+    sim_free(marks);
 }
 
 /* Admit waiting requests in FIFO order while the batch has a slot and the
@@ -165,7 +294,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         r->stall_mark_ns = d->stall_ns;
         d->kv_used_tok += need;
         d->ctx_tok += r->input_tok + 1;
-        sim_batch_ring_reserve(&d->b, (size_t)r->output_tok + 1);
+        ring_reserve(d, (size_t)r->output_tok + 1);
         sim_batch_push(&d->b, r);
         sim_grow((void **)&d->fresh, &d->cap_fresh, d->n_fresh + 1, sizeof *d->fresh,
                  "decode fresh");

@@ -37,6 +37,7 @@ static void pd_free(sim_cluster_t *c, void *st)
         sim_free(d->b.heap);
         sim_free(d->fresh);
         sim_free(d->b.ring);
+        sim_free(d->marks);
     }
     sim_free(c->pf);
     sim_free(c->dc);
