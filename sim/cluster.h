@@ -221,13 +221,14 @@ sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j,
 sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
                                          const sim_req_t *r, uint32_t have, uint32_t want);
 /* Placement's view of the prefill instances for r without an estimate of
- * each (sim/place.c). An instance is plain when its node's network shares
- * are an idle node's and its run of r is the common run of many nodes or
- * none (sim_kvpool_prefix_scan); plain instances of one class differ in
- * nothing an estimate reads but their queue wait, so of each class only
- * the one with the least wait (ties: lowest index) can be placement's
- * choice. The candidates are every other instance and those; the
- * holders of the longest run are what choosing a fetch source reads. */
+ * each (sim/place.c). An instance whose node the pool's scan does not
+ * list (sim_kvpool_prefix_scan) has the common run of r or none; such
+ * instances with the same run and the same pair of network shares
+ * (sim_net_share_ids) form a class, alike in all an estimate reads but
+ * the queue wait, so of each class only the one with the least wait
+ * (ties: lowest index) can be placement's choice. The candidates are the
+ * listed instances and those; the holders of the longest run are what
+ * choosing a fetch source reads. */
 typedef struct sim_prefill_view {
     int n;               /* candidates, in index order: */
     int *inst;           /* the instance */

@@ -23,8 +23,6 @@
 #include "sim/reqq.h"
 
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* ---- a finishing request's TBT statistics from runs of intervals ----
  * Its n intervals are its first (from its first token to the end of the
@@ -200,10 +198,8 @@ int64_t sim_decode_ctx_now(const sim_cluster_t *c, int j)
  * it, and one event marks the last. */
 static void span_start(sim_cluster_t *c, decode_inst_t *d)
 {
-    if (!d->step_mode) {
-        const char *e = getenv("MOONCAKE_SIM_DECODE_STEP");
-        d->step_mode = e && e[0] && strcmp(e, "0") ? 1 : 2;
-    }
+    if (!d->step_mode)
+        d->step_mode = sim_env_flag("MOONCAKE_SIM_DECODE_STEP") ? 1 : 2;
     sim_time_t now = sim_evq_now(c->evq);
     int64_t k = d->b.iter, n = (int64_t)d->b.n;
     int64_t f = d->step_mode == 1 ? k : d->b.heap[0]->finish_iter;

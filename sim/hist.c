@@ -48,20 +48,7 @@ static void reach(sim_hist_t *h, size_t b)
     h->n_buckets = n;
 }
 
-void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count)
-{
-    SIM_ASSERT(v >= 0);
-    if (count == 0)
-        return;
-    size_t b = bucket_of(v);
-    if (b >= h->n_buckets)
-        reach(h, b);
-    h->counts[b] += count;
-    h->total += count;
-    h->sum += v * (int64_t)count;
-    if (v > h->max)
-        h->max = v;
-}
+void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_each(h, &v, 1, count); }
 
 void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count)
 {

@@ -76,7 +76,9 @@ struct sim_net {
      * pairs have equal ids (NO_SHARE_ID: a pair whose key another holds). */
     uint32_t *share_id;
     sim_hmap_t share_index; /* key of a pair -> id */
-    double *id_out, *id_in; /* [id]: its pair */
+    struct share_pair {
+        double out, in;
+    } *id_pair; /* [id] */
     size_t n_ids, cap_ids;
     double *sent;
     flow_t *f;
@@ -103,13 +105,11 @@ static void share_intern(sim_net_t *n, int node)
     uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
     if (inserted) {
         SIM_ASSERT(n->n_ids < NO_SHARE_ID);
-        size_t cap = n->cap_ids;
-        sim_grow((void **)&n->id_out, &cap, n->n_ids + 1, sizeof *n->id_out, "net share ids");
-        sim_grow((void **)&n->id_in, &n->cap_ids, n->n_ids + 1, sizeof *n->id_in, "net share ids");
-        n->id_out[n->n_ids] = o;
-        n->id_in[n->n_ids++] = i;
+        sim_grow((void **)&n->id_pair, &n->cap_ids, n->n_ids + 1, sizeof *n->id_pair,
+                 "net share ids");
+        n->id_pair[n->n_ids++] = (struct share_pair){o, i};
     }
-    n->share_id[node] = n->id_out[*id] == o && n->id_in[*id] == i ? *id : NO_SHARE_ID;
+    n->share_id[node] = n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
 }
 
 sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
@@ -175,8 +175,7 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->share_out);
     sim_free(n->share_in);
     sim_free(n->share_id);
-    sim_free(n->id_out);
-    sim_free(n->id_in);
+    sim_free(n->id_pair);
     sim_hmap_free(&n->share_index);
     sim_free(n->sent);
     sim_free(n->f);

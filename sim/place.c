@@ -1,13 +1,9 @@
-/* sim/place.c: the placement registry and the shared decode balancer. */
+/* sim/place.c: the placement registry, the shared decode balancer and
+ * Algorithm 1's estimate (sim_place_kv_estimate). */
 #include "sim/place.h"
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "sim/registry.h"
-
 #include "sim/cluster.h"
+#include "sim/registry.h"
 
 static const sim_place_ops_t *const place_registry[] = {
 #define SIM_PLACE(name) &sim_place_##name,
@@ -113,65 +109,82 @@ static sim_time_t fetch_plan(const sim_cluster_t *c, const sim_req_t *r, int i, 
     return m->ns;
 }
 
-/* Instance i's estimate into s->est[i] given its own run, queue wait and
- * network shares, the longest run anywhere (best_len) and its fastest
- * holder; the fetch plan and the hand-off estimate are kept in the memos
- * (both depend on i only through what is passed). */
-typedef struct handoff_memo {
-    double send; /* -1: none yet */
-    sim_time_t ns;
-} handoff_memo_t;
+/* What one request's estimates share: its arguments, the longest run
+ * anywhere (best_len) and its fastest holder, and the memos of the last
+ * fetch plan and hand-off estimate (each depends on the instance only
+ * through the shares it is keyed by). */
+typedef struct kv_est {
+    const sim_cluster_t *c;
+    const sim_req_t *r;
+    sim_place_scratch_t *s;
+    int allow_fetch, decode;
+    double threshold;
+    uint32_t best_len;
+    int fastest;
+    fetch_memo_t fetch;
+    double handoff_send; /* -1: none yet */
+    sim_time_t handoff_ns;
+} kv_est_t;
 
-static sim_time_t handoff(const sim_cluster_t *c, const sim_req_t *r, int i, double send,
-                          int decode, handoff_memo_t *m)
+/* Instance i's planned fetch (own: its run; recv: its node's receive
+ * share) into s->est[i]: the transfer time, the holder and the lead it
+ * would then have. */
+static void est_fetch(kv_est_t *x, int i, uint32_t own, double recv)
 {
-    if (send != m->send) {
-        m->send = send;
-        m->ns = sim_cluster_handoff_estimate_ns(c, i, decode, r);
+    sim_place_est_t *e = &x->s->est[i];
+    e->lead_blocks = own;
+    e->ttft_ns = 0;
+    e->fetch_from = -1;
+    if (x->allow_fetch && x->best_len > own &&
+        (own == 0 || (double)x->best_len / (double)own > x->threshold)) {
+        e->ttft_ns = fetch_plan(x->c, x->r, i, recv, own, x->best_len, x->fastest, x->s,
+                                &x->fetch, &e->fetch_from);
+        e->lead_blocks = x->best_len;
     }
-    return m->ns;
+}
+
+/* The rest of instance i's TTFT: its queue wait, prefill_ns with that
+ * lead and, with a decode instance, what of the hand-off (from its node,
+ * send share send) prefill does not cover. Returns it. */
+static sim_time_t est_finish(kv_est_t *x, int i, sim_time_t wait, sim_time_t prefill_ns,
+                             double send)
+{
+    sim_place_est_t *e = &x->s->est[i];
+    e->ttft_ns += wait + prefill_ns;
+    if (x->decode >= 0) {
+        if (send != x->handoff_send) {
+            x->handoff_send = send;
+            x->handoff_ns = sim_cluster_handoff_estimate_ns(x->c, i, x->decode, x->r);
+        }
+        e->ttft_ns += x->handoff_ns > prefill_ns ? x->handoff_ns - prefill_ns : 0;
+    }
+    return e->ttft_ns;
 }
 
 /* Algorithm 1 over the view's candidates only (sim_cluster_prefill_view):
  * an instance left out has a candidate alike in everything but a wait no
  * longer than its own and a lower index, so the choice is the full
  * scan's. -1 when there is no view (the pool is off). */
-static int kv_estimate_view(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
-                            double threshold, int decode, sim_place_scratch_t *s)
+static int kv_estimate_view(kv_est_t *x)
 {
+    sim_place_scratch_t *s = x->s;
     sim_prefill_view_t v = {.inst = s->cand, .lead = s->leads, .wait = s->wait, .send = s->send,
                             .recv = s->recv, .hold = s->hold, .hold_send = s->hold_send};
-    if (sim_cluster_prefill_view(c, r, &v) != 0)
+    if (sim_cluster_prefill_view(x->c, x->r, &v) != 0)
         return -1;
-    uint32_t best_len = v.top_len;
+    x->best_len = v.top_len;
     s->n_shares = 0;
-    int fastest = -1;
     double top = 0;
-    for (int k = 0; allow_fetch && k < v.n_hold; k++)
-        add_holder(s, v.hold[k], v.hold_send[k], &fastest, &top);
-    fetch_memo_t memo = {0};
-    handoff_memo_t hm = {.send = -1};
+    for (int k = 0; x->allow_fetch && k < v.n_hold; k++)
+        add_holder(s, v.hold[k], v.hold_send[k], &x->fastest, &top);
     int best = -1;
     for (int k = 0; k < v.n; k++) {
         int i = v.inst[k];
-        sim_place_est_t *e = &s->est[i];
-        uint32_t own = v.lead[k];
-        e->lead_blocks = own;
-        e->ttft_ns = 0;
-        e->fetch_from = -1;
-        if (allow_fetch && best_len > own &&
-            (own == 0 || (double)best_len / (double)own > threshold)) {
-            e->ttft_ns = fetch_plan(c, r, i, v.recv[k], own, best_len, fastest, s, &memo,
-                                    &e->fetch_from);
-            e->lead_blocks = best_len;
-        }
-        sim_time_t prefill_ns = sim_cluster_prefill_pred_lead_ns(c, i, r, e->lead_blocks);
-        e->ttft_ns += v.wait[k] + prefill_ns;
-        if (decode >= 0) {
-            sim_time_t h = handoff(c, r, i, v.send[k], decode, &hm);
-            e->ttft_ns += h > prefill_ns ? h - prefill_ns : 0;
-        }
-        if (best < 0 || e->ttft_ns < s->est[best].ttft_ns)
+        est_fetch(x, i, v.lead[k], v.recv[k]);
+        sim_time_t prefill_ns =
+            sim_cluster_prefill_pred_lead_ns(x->c, i, x->r, s->est[i].lead_blocks);
+        sim_time_t t = est_finish(x, i, v.wait[k], prefill_ns, v.send[k]);
+        if (best < 0 || t < s->est[best].ttft_ns)
             best = i;
     }
     return best;
@@ -180,47 +193,28 @@ static int kv_estimate_view(const sim_cluster_t *c, const sim_req_t *r, int allo
 int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_fetch,
                           double threshold, int decode, sim_place_scratch_t *s)
 {
+    kv_est_t x = {.c = c, .r = r, .s = s, .allow_fetch = allow_fetch, .decode = decode,
+                  .threshold = threshold, .fastest = -1, .handoff_send = -1};
     if (!s->full_scan) {
-        int best = kv_estimate_view(c, r, allow_fetch, threshold, decode, s);
+        int best = kv_estimate_view(&x);
         if (best >= 0)
             return best;
     }
+    /* Every instance: its run from one walk, waits and shares from one
+     * pass, and the predictions of all in one call. */
     int n = sim_cluster_n_prefill(c);
-    uint32_t *leads = s->leads;
-    sim_cluster_prefix_by_instance(c, r, leads);
+    sim_cluster_prefix_by_instance(c, r, s->leads);
     sim_cluster_prefill_state(c, s->wait, s->send, s->recv);
-    uint32_t best_len;
-    int fastest = fetch_sources(leads, n, allow_fetch, &best_len, s);
-    fetch_memo_t memo = {0};
+    x.fastest = fetch_sources(s->leads, n, allow_fetch, &x.best_len, s);
     for (int i = 0; i < n; i++) {
-        sim_place_est_t *e = &s->est[i];
-        e->lead_blocks = leads[i];
-        e->ttft_ns = 0; /* fetching the longer prefix */
-        e->fetch_from = -1;
-        uint32_t own = leads[i];
-        if (allow_fetch && best_len > own &&
-            (own == 0 || (double)best_len / (double)own > threshold)) {
-            e->ttft_ns =
-                fetch_plan(c, r, i, s->recv[i], own, best_len, fastest, s, &memo, &e->fetch_from);
-            e->lead_blocks = best_len;
-        }
-        s->lead_min[i] = e->lead_blocks;
+        est_fetch(&x, i, s->leads[i], s->recv[i]);
+        s->lead_min[i] = s->est[i].lead_blocks;
     }
-    sim_cluster_prefill_pred_all(c, r, leads, s->lead_min, s->pred);
-    /* The hand-off estimate depends on i only through its send share. */
-    handoff_memo_t hm = {.send = -1};
+    sim_cluster_prefill_pred_all(c, r, s->leads, s->lead_min, s->pred);
     int best = 0;
-    for (int i = 0; i < n; i++) {
-        sim_place_est_t *e = &s->est[i];
-        sim_time_t prefill_ns = s->pred[i];
-        e->ttft_ns += s->wait[i] + prefill_ns;
-        if (decode >= 0) {
-            sim_time_t h = handoff(c, r, i, s->send[i], decode, &hm);
-            e->ttft_ns += h > prefill_ns ? h - prefill_ns : 0;
-        }
-        if (e->ttft_ns < s->est[best].ttft_ns)
+    for (int i = 0; i < n; i++)
+        if (est_finish(&x, i, s->wait[i], s->pred[i], s->send[i]) < s->est[best].ttft_ns)
             best = i;
-    }
     return best;
 }
 
@@ -242,8 +236,7 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     s->hold_send = sim_xmalloc(n * sizeof *s->hold_send, "placement shares");
     /* MOONCAKE_SIM_PLACE_SCAN=1: estimate every instance (the reference
      * the tests compare the candidates' choice against). */
-    const char *e = getenv("MOONCAKE_SIM_PLACE_SCAN");
-    s->full_scan = e && e[0] && strcmp(e, "0") != 0;
+    s->full_scan = sim_env_flag("MOONCAKE_SIM_PLACE_SCAN");
     return s;
 }
 

@@ -62,7 +62,9 @@ typedef struct sim_place_est {
     int fetch_from;         /* prefill instance holding the longer prefix; -1: recompute */
 } sim_place_est_t;
 
-/* Per-instance scratch for sim_place_kv_estimate, owned by a policy. */
+/* Per-instance scratch for sim_place_kv_estimate, owned by a policy.
+ * leads, wait, send and recv are by instance when every instance is
+ * estimated, by candidate (sim_prefill_view_t) otherwise. */
 typedef struct sim_place_scratch {
     uint32_t *leads;      /* each instance's own cached prefix, blocks */
     sim_place_est_t *est; /* each instance's estimate */
