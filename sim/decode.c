@@ -192,6 +192,19 @@ int64_t sim_decode_ctx_now(const sim_cluster_t *c, int j)
     return d->ctx_tok + (span_next(c, d) - d->b.iter) * (int64_t)d->b.n;
 }
 
+/* Clear the marks of the m ring slots from slot from on (wrapping; m is
+ * below cap, a power of two, 64 or more). */
+static void marks_clear(uint64_t *marks, size_t cap, size_t from, size_t m)
+{
+    while (m > 0) {
+        size_t in_word = 64 - from % 64, take = m < in_word ? m : in_word;
+        uint64_t bits = take == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << take) - 1) << (from % 64);
+        marks[from / 64] &= ~bits;
+        m -= take;
+        from = (from + take) & (cap - 1);
+    }
+}
+
 /* Start iteration b.iter now with the batch as it is. In span mode its
  * iterations run to the next completion (the batch's top): their end
  * times go into the ring, each from the context as stepping would grow
@@ -212,15 +225,21 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
      * iteration ended (an inlined prefill); the rest are its iteration
      * times. Marked: the first, and each interval below the one before. */
     sim_time_t prev_iv = now + c->scratch[0] - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
-    for (size_t j = 0; j < m; j++) {
-        sim_time_t iv = c->scratch[j];
-        t += iv;
-        size_t slot = (size_t)(k + (int64_t)j) & (d->b.ring_cap - 1);
-        d->b.ring[slot] = t;
-        uint64_t mark = j == 0 || iv < prev_iv;
-        d->marks[slot / 64] = (d->marks[slot / 64] & ~(UINT64_C(1) << (slot % 64))) |
-                              mark << (slot % 64);
-        prev_iv = j == 0 ? prev_iv : iv;
+    sim_time_t *ring = d->b.ring;
+    const sim_time_t *iv = c->scratch;
+    uint64_t *marks = d->marks;
+    size_t mask = d->b.ring_cap - 1, slot = (size_t)k & mask;
+    marks_clear(marks, d->b.ring_cap, slot, m);
+    t += iv[0];
+    ring[slot] = t;
+    marks[slot / 64] |= UINT64_C(1) << (slot % 64);
+    for (size_t j = 1; j < m; j++) {
+        t += iv[j];
+        slot = (slot + 1) & mask;
+        ring[slot] = t;
+        if (iv[j] < prev_iv)
+            marks[slot / 64] |= UINT64_C(1) << (slot % 64);
+        prev_iv = iv[j];
     }
     d->running = 1;
     d->iter_start_ns = now;

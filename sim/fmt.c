@@ -38,31 +38,58 @@ static uint64_t scaled_round(double ax, int dec)
     return q;
 }
 
-/* v's decimal digits at out, at least width of them (zero-padded). */
-static size_t put_u64(char *out, uint64_t v, int width)
+static const uint64_t pow10_all[19] = {UINT64_C(1),
+                                        UINT64_C(10),
+                                        UINT64_C(100),
+                                        UINT64_C(1000),
+                                        UINT64_C(10000),
+                                        UINT64_C(100000),
+                                        UINT64_C(1000000),
+                                        UINT64_C(10000000),
+                                        UINT64_C(100000000),
+                                        UINT64_C(1000000000),
+                                        UINT64_C(10000000000),
+                                        UINT64_C(100000000000),
+                                        UINT64_C(1000000000000),
+                                        UINT64_C(10000000000000),
+                                        UINT64_C(100000000000000),
+                                        UINT64_C(1000000000000000),
+                                        UINT64_C(10000000000000000),
+                                        UINT64_C(100000000000000000),
+                                        UINT64_C(1000000000000000000)};
+
+/* How many decimal digits v (below 10^19: what the writers pass) has. */
+static int n_digits(uint64_t v)
+{
+    int n = 1;
+    while (n < 19 && v >= pow10_all[n])
+        n++;
+    return n;
+}
+
+/* v (below 10^n) as exactly n digits at out, zero-padded; written from
+ * the end, two digits a division. */
+static void put_digits(char *out, uint64_t v, int n)
 {
     static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
                                    "25262728293031323334353637383940414243444546474849"
                                    "50515253545556575859606162636465666768697071727374"
                                    "75767778798081828384858687888990919293949596979899";
-    int n = 1;
-    for (uint64_t x = v; x >= 10; x /= 10)
-        n++;
-    n = n < width ? width : n;
-    char *p = out + n; /* written backwards, two digits a division */
-    while (v >= 100) {
+    char *p = out + n;
+    while (p - out >= 2) {
         p -= 2;
         memcpy(p, pairs + 2 * (v % 100), 2);
         v /= 100;
     }
-    if (v >= 10) {
-        p -= 2;
-        memcpy(p, pairs + 2 * v, 2);
-    } else {
+    if (p > out)
         *--p = (char)('0' + v);
-    }
-    while (p > out)
-        *--p = '0';
+}
+
+/* v's decimal digits at out. */
+static size_t put_u64(char *out, uint64_t v)
+{
+    int n = n_digits(v);
+    put_digits(out, v, n);
     return (size_t)n;
 }
 
@@ -75,10 +102,11 @@ size_t sim_fmt_fixed(char *out, double x, int decimals)
     if (signbit(x))
         out[n++] = '-';
     uint64_t q = scaled_round(fabs(x), decimals), p = pow10_u64[decimals];
-    n += put_u64(out + n, q / p, 1);
+    n += put_u64(out + n, q / p);
     if (decimals > 0) {
         out[n++] = '.';
-        n += put_u64(out + n, q % p, decimals);
+        put_digits(out + n, q % p, decimals);
+        n += (size_t)decimals;
     }
     out[n] = '\0';
     return n;
@@ -92,7 +120,7 @@ size_t sim_fmt_i64(char *out, int64_t v)
         out[n++] = '-';
         u = 0 - u;
     }
-    n += put_u64(out + n, u, 1);
+    n += put_u64(out + n, u);
     out[n] = '\0';
     return n;
 }
@@ -110,6 +138,12 @@ void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals)
 }
 
 void sim_fmt_int(sim_fmt_line_t *l, int64_t v) { l->len += sim_fmt_i64(room(l, 24), v); }
+
+void sim_fmt_char(sim_fmt_line_t *l, char ch)
+{
+    *room(l, 1) = ch;
+    l->len++;
+}
 
 void sim_fmt_str(sim_fmt_line_t *l, const char *s)
 {

@@ -35,6 +35,7 @@ typedef struct sim_fmt_line {
 void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals);
 void sim_fmt_int(sim_fmt_line_t *l, int64_t v);
 void sim_fmt_str(sim_fmt_line_t *l, const char *s);
+void sim_fmt_char(sim_fmt_line_t *l, char ch);
 /* Write the line to f and empty it (the buffer is kept). 0, or -1 when
  * fwrite wrote less (the stream's error flag says why). */
 int sim_fmt_put(sim_fmt_line_t *l, FILE *f);

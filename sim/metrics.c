@@ -99,13 +99,13 @@ static const char *status_name(sim_req_status_t s)
 static void sec6(sim_fmt_line_t *l, double s)
 {
     sim_fmt_fix(l, s, 6);
-    sim_fmt_str(l, ",");
+    sim_fmt_char(l, ',');
 }
 
 static void int_f(sim_fmt_line_t *l, int64_t v)
 {
     sim_fmt_int(l, v);
-    sim_fmt_str(l, ",");
+    sim_fmt_char(l, ',');
 }
 
 /* r's row of requests.csv (columns: sim_metrics_csv_header), built and
@@ -119,7 +119,7 @@ static void csv_row(sim_metrics_t *m, const sim_req_t *r, sim_time_t ttft, sim_t
     int_f(l, r->input_tok);
     int_f(l, r->output_tok);
     sim_fmt_str(l, status_name(r->status));
-    sim_fmt_str(l, ",");
+    sim_fmt_char(l, ',');
     int_f(l, r->prefill_inst);
     int_f(l, r->decode_inst);
     int_f(l, r->cached_tok);
@@ -153,7 +153,7 @@ static void csv_row(sim_metrics_t *m, const sim_req_t *r, sim_time_t ttft, sim_t
     int_f(l, r->preemptions);
     int_f(l, r->prefill_stalls);
     sim_fmt_fix(l, s_of(r->prefill_stall_ns), 6);
-    sim_fmt_str(l, "\n");
+    sim_fmt_char(l, '\n');
     (void)sim_fmt_put(l, m->csv); /* a failed write shows on the stream, at commit */
 }
 
@@ -277,7 +277,7 @@ void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
     sim_fmt_line_t *l = &m->line;
     sim_fmt_fix(l, row->time_s, 3);
     for (int k = 0; k < 4; k++) {
-        sim_fmt_str(l, ",");
+        sim_fmt_char(l, ',');
         sim_fmt_fix(l, row->link_gbps[k], 4);
     }
     const struct {
@@ -291,21 +291,21 @@ void sim_metrics_ts_row(sim_metrics_t *m, const sim_metrics_ts_t *row)
         {mean_of(row->prefill_load, m->ts_np), 4, 0}, {mean_of(row->decode_load, m->ts_nd), 4, 0},
     };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
-        sim_fmt_str(l, ",");
+        sim_fmt_char(l, ',');
         if (f[k].dec < 0)
             sim_fmt_int(l, f[k].i);
         else
             sim_fmt_fix(l, f[k].v, f[k].dec);
     }
     for (int i = 0; i < m->ts_np; i++) {
-        sim_fmt_str(l, ",");
+        sim_fmt_char(l, ',');
         sim_fmt_fix(l, row->prefill_load[i], 4);
     }
     for (int j = 0; j < m->ts_nd; j++) {
-        sim_fmt_str(l, ",");
+        sim_fmt_char(l, ',');
         sim_fmt_fix(l, row->decode_load[j], 4);
     }
-    sim_fmt_str(l, "\n");
+    sim_fmt_char(l, '\n');
     (void)sim_fmt_put(l, m->ts);
 }
 

@@ -69,17 +69,29 @@ END_TEST
 
 START_TEST(test_int_and_line)
 {
-    const int64_t v[] = {0, 1, -1, INT64_MAX, INT64_MIN, 1234567890123LL};
+    const int64_t v[] = {0,  1,     -1,   INT64_MAX, INT64_MIN, 1234567890123LL, 9, 10, 99, 100,
+                         -10, -99, 999999999999999999LL, 1000000000000000000LL, 9999999999LL,
+                         10000000000LL};
     char a[32], b[32];
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
         sim_fmt_i64(a, v[k]);
         snprintf(b, sizeof b, "%lld", (long long)v[k]);
         ck_assert_str_eq(a, b);
     }
+    for (int e = 0; e < 19; e++) { /* each digit count's edges */
+        int64_t p = 1;
+        for (int k = 0; k < e; k++)
+            p *= 10;
+        for (int64_t w = p - 1; w <= p + 1; w++) {
+            sim_fmt_i64(a, w);
+            snprintf(b, sizeof b, "%lld", (long long)w);
+            ck_assert_str_eq(a, b);
+        }
+    }
     sim_fmt_line_t l = {0};
     for (int i = 0; i < 1000; i++) { /* grows past any first size */
         sim_fmt_int(&l, i);
-        sim_fmt_str(&l, ",");
+        sim_fmt_char(&l, ',');
         sim_fmt_fix(&l, i / 7.0, 4);
         sim_fmt_str(&l, ";");
     }
