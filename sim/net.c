@@ -192,30 +192,38 @@ void sim_net_settle(sim_net_t *n)
     n->settled_ns = now;
     if (dt <= 0)
         return;
-    /* Each link's bytes add up in registers, in the same order: the other
-     * links add +0.0, which leaves a sum of bytes (never -0.0) as it is. */
-    double bytes[SIM_N_NET_LINKS];
-    int busy[SIM_N_NET_LINKS] = {0};
-    for (int l = 0; l < SIM_N_NET_LINKS; l++)
-        bytes[l] = n->link[l].bytes;
-    for (size_t k = 0; k < n->n_active; k++) {
-        flow_hot_t *f = &n->hot[k];
-        if (f->rate <= 0)
+    /* Each link's bytes add up in registers, flow by flow in active[]
+     * order, as they would in memory. */
+    _Static_assert(SIM_N_NET_LINKS == 4, "one sum per link below");
+    double b0 = n->link[0].bytes, b1 = n->link[1].bytes, b2 = n->link[2].bytes,
+           b3 = n->link[3].bytes;
+    unsigned busy = 0; /* a bit per link */
+    const double dts = (double)dt;
+    double *sent = n->sent;
+    for (flow_hot_t *f = n->hot, *end = n->hot + n->n_active; f < end; f++) {
+        double rate = f->rate;
+        if (rate <= 0)
             continue;
-        double moved = f->rate * (double)dt / 1e9;
-        if (moved > f->left)
-            moved = f->left;
-        f->left -= moved;
-        for (int l = 0; l < SIM_N_NET_LINKS; l++)
-            bytes[l] += f->link == l ? moved : 0.0;
-        n->sent[f->src] += moved;
-        busy[f->link] = 1;
+        double moved = rate * dts / 1e9, left = f->left;
+        if (moved > left)
+            moved = left;
+        f->left = left - moved;
+        switch (f->link) {
+        case 0: b0 += moved; break;
+        case 1: b1 += moved; break;
+        case 2: b2 += moved; break;
+        default: b3 += moved; break;
+        }
+        sent[f->src] += moved;
+        busy |= 1u << f->link;
     }
-    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
-        n->link[l].bytes = bytes[l];
-        if (busy[l])
+    n->link[0].bytes = b0;
+    n->link[1].bytes = b1;
+    n->link[2].bytes = b2;
+    n->link[3].bytes = b3;
+    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+        if (busy >> l & 1)
             n->link[l].busy_ns += dt;
-    }
 }
 
 static void flow_done(void *ctx, void *obj, int64_t arg);
