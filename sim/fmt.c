@@ -8,8 +8,26 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-static const uint64_t pow10_u64[10] = {1,      10,      100,      1000,      10000,
-                                       100000, 1000000, 10000000, 100000000, 1000000000};
+/* 10^0 .. 10^18 (every number written here is below 10^19). */
+static const uint64_t pow10_u64[19] = {UINT64_C(1),
+                                        UINT64_C(10),
+                                        UINT64_C(100),
+                                        UINT64_C(1000),
+                                        UINT64_C(10000),
+                                        UINT64_C(100000),
+                                        UINT64_C(1000000),
+                                        UINT64_C(10000000),
+                                        UINT64_C(100000000),
+                                        UINT64_C(1000000000),
+                                        UINT64_C(10000000000),
+                                        UINT64_C(100000000000),
+                                        UINT64_C(1000000000000),
+                                        UINT64_C(10000000000000),
+                                        UINT64_C(100000000000000),
+                                        UINT64_C(1000000000000000),
+                                        UINT64_C(10000000000000000),
+                                        UINT64_C(100000000000000000),
+                                        UINT64_C(1000000000000000000)};
 
 /* |x| * 10^dec rounded half to even; |x| * 10^dec < 9e18, dec <= 9. */
 static uint64_t scaled_round(double ax, int dec)
@@ -38,31 +56,11 @@ static uint64_t scaled_round(double ax, int dec)
     return q;
 }
 
-static const uint64_t pow10_all[19] = {UINT64_C(1),
-                                        UINT64_C(10),
-                                        UINT64_C(100),
-                                        UINT64_C(1000),
-                                        UINT64_C(10000),
-                                        UINT64_C(100000),
-                                        UINT64_C(1000000),
-                                        UINT64_C(10000000),
-                                        UINT64_C(100000000),
-                                        UINT64_C(1000000000),
-                                        UINT64_C(10000000000),
-                                        UINT64_C(100000000000),
-                                        UINT64_C(1000000000000),
-                                        UINT64_C(10000000000000),
-                                        UINT64_C(100000000000000),
-                                        UINT64_C(1000000000000000),
-                                        UINT64_C(10000000000000000),
-                                        UINT64_C(100000000000000000),
-                                        UINT64_C(1000000000000000000)};
-
 /* How many decimal digits v (below 10^19: what the writers pass) has. */
 static int n_digits(uint64_t v)
 {
     int n = 1;
-    while (n < 19 && v >= pow10_all[n])
+    while (n < 19 && v >= pow10_u64[n])
         n++;
     return n;
 }
