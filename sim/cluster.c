@@ -8,21 +8,24 @@
 #include <math.h>
 #include <string.h>
 
-/* Instances alike in all an estimate reads but the wait: a run class (0:
- * none, 1: the common run) and a network share pair (sim_net_share_ids),
- * slot 2 x id + class. */
-typedef struct view_class {
-    uint64_t stamp; /* the call that last used it */
-    int rep, first; /* the least wait (ties: lowest index); the lowest index */
-    sim_time_t rep_wait;
-} view_class_t;
+/* The pass of sim_cluster_prefill_view over every instance: a class
+ * (sim_view_class_t) of share id s and run common in slot 2 x s + common,
+ * used by the call that last stamped it. */
+typedef struct view_slot {
+    uint64_t stamp;
+    sim_view_class_t g;
+} view_slot_t;
 
 struct sim_view_scratch {
-    view_class_t *cl;
+    view_slot_t *cl;
     size_t cap_cl;
-    uint32_t *used; /* the slots this call used, in first use */
+    sim_view_class_t *used; /* this call's classes, in first use */
     size_t cap_used;
+    uint32_t *slot;         /* and their slots */
+    size_t cap_slot;
     uint64_t stamp;
+    int check; /* MOONCAKE_SIM_VIEW_CHECK=1: the pass checks every indexed view */
+    sim_prefill_view_t ref; /* the pass's view, then */
 };
 
 /* ---- request end ---- */
@@ -265,6 +268,7 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
     c->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *c->view_mark, "prefill view marks");
     c->view = sim_xcalloc(1, sizeof *c->view, "prefill view");
+    c->view->check = sim_env_flag("MOONCAKE_SIM_VIEW_CHECK");
     c->plan_memo = sim_prefill_memo_new();
     sim_free(nic);
     c->system_st = a->system->init(c, a->system_params);
@@ -291,9 +295,18 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->prefix_scratch);
     sim_free(c->view_mark);
     if (c->view) {
-        sim_free(c->view->cl);
-        sim_free(c->view->used);
-        sim_free(c->view);
+        struct sim_view_scratch *vs = c->view;
+        sim_free(vs->cl);
+        sim_free(vs->used);
+        sim_free(vs->slot);
+        sim_free(vs->ref.inst);
+        sim_free(vs->ref.lead);
+        sim_free(vs->ref.wait);
+        sim_free(vs->ref.send);
+        sim_free(vs->ref.recv);
+        sim_free(vs->ref.hold);
+        sim_free(vs->ref.hold_send);
+        sim_free(vs);
     }
     sim_free(c->plan_memo);
     sim_evq_free(c->evq);
@@ -342,15 +355,9 @@ sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq);
 const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
 int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
 
-static inline sim_time_t wait_at(const prefill_inst_t *p, sim_time_t now)
-{
-    sim_time_t rest = p->running ? p->run_end_ns - now : 0;
-    return (rest > 0 ? rest : 0) + p->queued_pred_ns;
-}
-
 sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
 {
-    return wait_at(&c->pf[i], sim_evq_now(c->evq));
+    return sim_prefill_wait_at(&c->pf[i], sim_evq_now(c->evq));
 }
 
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
@@ -403,7 +410,7 @@ void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double 
     sim_time_t now = sim_evq_now(c->evq);
     const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
     for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        wait[i] = wait_at(&c->pf[i], now);
+        wait[i] = sim_prefill_wait_at(&c->pf[i], now);
         int node = sim_cluster_pool_node(c, i);
         send[i] = out[node];
         recv[i] = in[node];
@@ -421,9 +428,8 @@ static void view_put(sim_prefill_view_t *v, int k, int i, uint32_t lead, sim_tim
     v->recv[k] = recv;
 }
 
-/* Put instance i into v's candidates (ascending) where it belongs. */
-static void view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
-                        double recv)
+void sim_view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
+                     double recv)
 {
     int k = v->n++;
     for (; k > 0 && v->inst[k - 1] > i; k--)
@@ -434,11 +440,10 @@ static void view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t 
 
 /* v's holders of its longest run (top_len): every candidate with it, and
  * the first instance of each class with it (the rest of the class share
- * its send share); the classes are the n_used of c->view. */
-static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, size_t n_used,
-                         uint32_t common_len, const double *out)
+ * its send share). */
+static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, const sim_view_class_t *cls,
+                         size_t n_cls, uint32_t common_len, const double *out)
 {
-    const struct sim_view_scratch *vs = c->view;
     uint32_t top = v->top_len;
     v->n_hold = 0;
     for (int k = 0; top > 0 && k < v->n; k++)
@@ -446,9 +451,9 @@ static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, size_t n
             v->hold[v->n_hold] = v->inst[k];
             v->hold_send[v->n_hold++] = v->send[k];
         }
-    for (size_t u = 0; top > 0 && u < n_used; u++) {
-        const view_class_t *g = &vs->cl[vs->used[u]];
-        if ((vs->used[u] % 2 ? common_len : 0) != top || g->first == g->rep)
+    for (size_t u = 0; top > 0 && u < n_cls; u++) {
+        const sim_view_class_t *g = &cls[u];
+        if ((g->common ? common_len : 0) != top || g->first == g->rep)
             continue;
         int k = v->n_hold++;
         for (; k > 0 && v->hold[k - 1] > g->first; k--) {
@@ -460,15 +465,11 @@ static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, size_t n
     }
 }
 
-int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
+/* The view by a pass over every instance; its classes in c->view. */
+static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_prefill_view_t *v)
 {
-    if (!c->pool)
-        return -1;
-    sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
-    sim_kvpool_runs_t ru;
-    sim_kvpool_scan_runs(c->pool, &ru);
-    for (size_t q = 0; q < ru.n_listed; q++)
-        c->view_mark[ru.listed[q]] = 1;
+    for (size_t q = 0; q < ru->n_listed; q++)
+        c->view_mark[ru->listed[q]] = 1;
     const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
     size_t n_ids;
     const uint32_t *ids = sim_net_share_ids(c->net, &n_ids);
@@ -476,7 +477,7 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     size_t cap = vs->cap_cl;
     sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
     memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
-    sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
+    sim_grow((void **)&vs->slot, &vs->cap_slot, 2 * n_ids, sizeof *vs->slot, "prefill view");
     uint64_t stamp = ++vs->stamp;
     size_t n_used = 0;
     sim_time_t now = sim_evq_now(c->evq);
@@ -484,43 +485,94 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     int any_common = 0; /* a prefill instance of the common set, not listed */
     v->n = 0;
     const uint8_t *mark = c->view_mark;
-    const uint64_t *common = ru.common;
+    const uint64_t *common = ru->common;
     const prefill_inst_t *pf = c->pf;
     size_t n = (size_t)c->a.pd.n_prefill, group = (size_t)c->a.pd.prefill_group;
     for (size_t i = 0, node = 0; i < n; i++, node += group) {
         unsigned cls = (unsigned)(common[node / 64] >> (node % 64)) & 1;
-        sim_time_t w = wait_at(&pf[i], now);
+        sim_time_t w = sim_prefill_wait_at(&pf[i], now);
         uint32_t id = ids[node];
         if (mark[node] || id == NO_SHARE_ID) {
             uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, (int)node, NULL)
-                                       : cls ? ru.common_len : 0;
+                                       : cls ? ru->common_len : 0;
             top = lead > top ? lead : top;
             view_put(v, v->n++, (int)i, lead, w, out[node], in[node]);
             continue;
         }
         any_common |= (int)cls;
         size_t k = 2 * (size_t)id + cls;
-        view_class_t *g = &vs->cl[k];
+        view_slot_t *g = &vs->cl[k];
         if (g->stamp != stamp) {
-            *g = (view_class_t){.stamp = stamp, .rep = (int)i, .first = (int)i, .rep_wait = w};
-            vs->used[n_used++] = (uint32_t)k;
-        } else if (w < g->rep_wait) {
-            g->rep = (int)i;
-            g->rep_wait = w;
+            *g = (view_slot_t){.stamp = stamp,
+                               .g = {.rep = (int)i, .first = (int)i, .common = (int)cls, .rep_wait = w}};
+            vs->slot[n_used++] = (uint32_t)k;
+        } else if (w < g->g.rep_wait) {
+            g->g.rep = (int)i;
+            g->g.rep_wait = w;
         }
     }
-    for (size_t q = 0; q < ru.n_listed; q++)
-        c->view_mark[ru.listed[q]] = 0;
-    if (any_common && ru.common_len > top)
-        top = ru.common_len;
+    for (size_t q = 0; q < ru->n_listed; q++)
+        c->view_mark[ru->listed[q]] = 0;
+    if (any_common && ru->common_len > top)
+        top = ru->common_len;
+    sim_grow((void **)&vs->used, &vs->cap_used, n_used, sizeof *vs->used, "prefill view");
     for (size_t u = 0; u < n_used; u++) {
-        const view_class_t *g = &vs->cl[vs->used[u]];
+        const sim_view_class_t *g = &vs->cl[vs->slot[u]].g;
+        vs->used[u] = *g;
         int node = sim_cluster_pool_node(c, g->rep);
-        view_insert(v, g->rep, vs->used[u] % 2 ? ru.common_len : 0, g->rep_wait, out[node],
-                    in[node]);
+        sim_view_insert(v, g->rep, g->common ? ru->common_len : 0, g->rep_wait, out[node], in[node]);
     }
     v->top_len = top;
-    view_holders(c, v, n_used, ru.common_len, out);
+    return n_used;
+}
+
+/* The indexed view v against the pass's: every field, or abort. */
+static void view_check(const sim_cluster_t *c, const sim_kvpool_runs_t *ru,
+                       const sim_prefill_view_t *v)
+{
+    struct sim_view_scratch *vs = c->view;
+    sim_prefill_view_t *ref = &vs->ref;
+    if (!ref->inst) {
+        size_t n = (size_t)c->a.pd.n_prefill;
+        ref->inst = sim_xmalloc(n * sizeof *ref->inst, "prefill view check");
+        ref->lead = sim_xmalloc(n * sizeof *ref->lead, "prefill view check");
+        ref->wait = sim_xmalloc(n * sizeof *ref->wait, "prefill view check");
+        ref->send = sim_xmalloc(n * sizeof *ref->send, "prefill view check");
+        ref->recv = sim_xmalloc(n * sizeof *ref->recv, "prefill view check");
+        ref->hold = sim_xmalloc(n * sizeof *ref->hold, "prefill view check");
+        ref->hold_send = sim_xmalloc(n * sizeof *ref->hold_send, "prefill view check");
+    }
+    size_t n_cls = view_pass(c, ru, ref);
+    view_holders(c, ref, vs->used, n_cls, ru->common_len, sim_net_send_shares(c->net));
+    size_t n = (size_t)v->n, h = (size_t)v->n_hold;
+    SIM_ASSERT(ref->n == v->n && ref->top_len == v->top_len && ref->n_hold == v->n_hold);
+    SIM_ASSERT(!memcmp(ref->inst, v->inst, n * sizeof *v->inst) &&
+               !memcmp(ref->lead, v->lead, n * sizeof *v->lead) &&
+               !memcmp(ref->wait, v->wait, n * sizeof *v->wait) &&
+               !memcmp(ref->send, v->send, n * sizeof *v->send) &&
+               !memcmp(ref->recv, v->recv, n * sizeof *v->recv));
+    SIM_ASSERT(!memcmp(ref->hold, v->hold, h * sizeof *v->hold) &&
+               !memcmp(ref->hold_send, v->hold_send, h * sizeof *v->hold_send));
+}
+
+int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
+{
+    if (!c->pool)
+        return -1;
+    sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
+    sim_kvpool_runs_t ru;
+    sim_kvpool_scan_runs(c->pool, &ru);
+    const sim_view_class_t *cls;
+    size_t n_cls;
+    if (c->ppick) {
+        sim_ppick_view(c, &ru, v, &cls, &n_cls);
+    } else {
+        n_cls = view_pass(c, &ru, v);
+        cls = c->view->used;
+    }
+    view_holders(c, v, cls, n_cls, ru.common_len, sim_net_send_shares(c->net));
+    if (c->ppick && c->view->check)
+        view_check(c, &ru, v);
     return 0;
 }
 

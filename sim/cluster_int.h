@@ -60,6 +60,44 @@ void sim_dpick_update(sim_cluster_t *c, int j);
 /* 1 once a load fell below its bound and every search became a scan. */
 int sim_dpick_fell_back(const sim_cluster_t *c);
 
+/* A class of prefill instances in sim_cluster_prefill_view: alike in
+ * their run of the request (common: the common run, else none) and their
+ * network share pair; rep has the least wait (ties: lowest index), first
+ * the lowest index. */
+typedef struct sim_view_class {
+    int rep, first;
+    int common;
+    sim_time_t rep_wait;
+} sim_view_class_t;
+
+/* sim/prefill_pick.c: the prefill instances by share pair and wait, so
+ * that the view finds each class's members without a pass over every
+ * instance. Kept under pd with the pool on and groups of one. */
+typedef struct sim_ppick sim_ppick_t;
+#define SIM_PPICK_MIN_INSTANCES 32
+sim_ppick_t *sim_ppick_new(int n_prefill);
+void sim_ppick_free(sim_ppick_t *p); /* accepts NULL */
+/* Prefill instance i's queue or running prefill changed (sim/prefill.c). */
+void sim_ppick_touch(sim_cluster_t *c, int i);
+/* The view's candidates (v->n, inst, lead, wait, send, recv; v->top_len)
+ * from the pool's scan ru, and its classes (*cls, *n_cls; valid until
+ * the next call). */
+void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_prefill_view_t *v,
+                    const sim_view_class_t **cls, size_t *n_cls);
+
+/* Put instance i into v's candidates, which are in index order
+ * (sim/cluster.c). */
+void sim_view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
+                     double recv);
+
+/* Instance p's queue wait at now: what its running prefill has left by
+ * prediction, plus the predictions of its queue. */
+static inline sim_time_t sim_prefill_wait_at(const prefill_inst_t *p, sim_time_t now)
+{
+    sim_time_t rest = p->running ? p->run_end_ns - now : 0;
+    return (rest > 0 ? rest : 0) + p->queued_pred_ns;
+}
+
 #define SIM_DUR_BUCKETS 96 /* half-octaves of ns: up to 2^48 ns (3 days) */
 
 /* Record one observed decode duration (decode.c at completion). */
@@ -73,6 +111,7 @@ struct sim_cluster {
     prefill_inst_t *pf; /* the pd system's instances (NULL under another) */
     decode_inst_t *dc;
     sim_dpick_t *dpick; /* pd only */
+    sim_ppick_t *ppick; /* pd with the pool, groups of one; else NULL */
     int n_nodes;
     int64_t kv_cap_tok;
     int64_t kv_bytes_per_tok;

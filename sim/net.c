@@ -80,6 +80,11 @@ struct sim_net {
         double out, in;
     } *id_pair; /* [id] */
     size_t n_ids, cap_ids;
+    /* Nodes whose id changed since sim_net_share_changes last read them,
+     * once each (changed[node]); NULL until it is first called. */
+    uint32_t *changes;
+    uint8_t *changed;
+    size_t n_changes;
     double *sent;
     flow_t *f;
     size_t n_f, cap_f;
@@ -109,7 +114,12 @@ static void share_intern(sim_net_t *n, int node)
                  "net share ids");
         n->id_pair[n->n_ids++] = (struct share_pair){o, i};
     }
-    n->share_id[node] = n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
+    uint32_t now = n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
+    if (n->changes && now != n->share_id[node] && !n->changed[node]) {
+        n->changed[node] = 1;
+        n->changes[n->n_changes++] = (uint32_t)node;
+    }
+    n->share_id[node] = now;
 }
 
 sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
@@ -175,6 +185,8 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->share_out);
     sim_free(n->share_in);
     sim_free(n->share_id);
+    sim_free(n->changes);
+    sim_free(n->changed);
     sim_free(n->id_pair);
     sim_hmap_free(&n->share_index);
     sim_free(n->sent);
@@ -769,6 +781,19 @@ double sim_net_recv_share(const sim_net_t *n, int dst) { return n->share_in[dst]
 
 const double *sim_net_send_shares(const sim_net_t *n) { return n->share_out; }
 const double *sim_net_recv_shares(const sim_net_t *n) { return n->share_in; }
+
+const uint32_t *sim_net_share_changes(sim_net_t *n, size_t *count)
+{
+    if (!n->changes) {
+        n->changes = sim_xmalloc((size_t)n->n_nodes * sizeof *n->changes, "net share changes");
+        n->changed = sim_xcalloc((size_t)n->n_nodes, sizeof *n->changed, "net share changes");
+    }
+    for (size_t k = 0; k < n->n_changes; k++)
+        n->changed[n->changes[k]] = 0;
+    *count = n->n_changes;
+    n->n_changes = 0;
+    return n->changes;
+}
 
 const uint32_t *sim_net_share_ids(const sim_net_t *n, size_t *n_ids)
 {

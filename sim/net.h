@@ -99,6 +99,10 @@ const double *sim_net_recv_shares(const sim_net_t *n);
  * equal to none. */
 #define NO_SHARE_ID UINT32_MAX
 const uint32_t *sim_net_share_ids(const sim_net_t *n, size_t *n_ids);
+/* The nodes whose share id changed since the last call, each once (in
+ * the order of their first change); the first call starts the record
+ * and returns none. Valid until the next flow starts or ends. */
+const uint32_t *sim_net_share_changes(sim_net_t *n, size_t *count);
 
 /* Flows started and not finished. */
 size_t sim_net_active(const sim_net_t *n);

@@ -17,6 +17,7 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
     sim_req_t *r = obj;
     int i = (int)arg;
     c->pf[i].running = NULL;
+    sim_ppick_touch(c, i);
     r->prefill_end_ns = sim_evq_now(c->evq);
     r->first_token_ns = r->prefill_end_ns; /* moved to the hand-off when KV moves */
     r->prefill_done = 1;
@@ -45,6 +46,7 @@ static void prefill_kick(sim_cluster_t *c, int i)
         return;
     sim_req_t *r = sim_reqq_pop_front(&p->head, &p->tail);
     p->queued_pred_ns -= r->pred_prefill_ns;
+    sim_ppick_touch(c, i);
     sim_prefill_plan_t pl;
     sim_prefill_plan(c, i, r, 0, &pl);
     r->cached_tok = pl.cached_tok;
@@ -121,6 +123,7 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
     }
     r->pred_prefill_ns = sim_prefill_predict_ns(c, i, r, lead_after);
     p->queued_pred_ns += r->pred_prefill_ns;
+    sim_ppick_touch(c, i);
     sim_reqq_push_back(&p->head, &p->tail, r);
     prefill_kick(c, i);
 }

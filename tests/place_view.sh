@@ -3,12 +3,17 @@
 # sim_cluster_prefill_view (sim/place.c); an estimate of every prefill
 # instance (MOONCAKE_SIM_PLACE_SCAN=1) is the reference. Each run below,
 # both ways, must give byte-identical requests.csv, timeseries.csv and
-# summary.json. Usage: sh tests/place_view.sh bin/mooncake-sim
+# summary.json. From SIM_PPICK_MIN_INSTANCES (32) prefill instances up
+# the view comes from the index of sim/prefill_pick.c, and with
+# MOONCAKE_SIM_VIEW_CHECK=1 every such view is also taken by the pass over
+# every instance and compared field by field (a difference aborts the run).
+# Usage: sh tests/place_view.sh bin/mooncake-sim
 BIN=${1:?usage: place_view.sh path/to/mooncake-sim}
 NAME=place_view
 . "$(dirname "$0")/cli_lib.sh"
 
 E="$(dirname "$0")/../experiments"
+export MOONCAKE_SIM_VIEW_CHECK=1
 # both NAME EXP [--set ...]: run EXP with every instance estimated and
 # with the candidates only, compare.
 both() {
@@ -37,7 +42,7 @@ D="$E/default.json"
 both kimi "$D" --set trace.generator.requests=1500
 both kimi_64 "$D" --set trace.generator.requests=3000 --set cluster.prefill=64 --set trace.speed=8
 # DRAM holds a few prompts: prefixes on SSD, in both tiers across nodes
-both ssd "$D" --set trace.generator.requests=1500 --set cluster.prefill=24 --set trace.speed=3 \
+both ssd "$D" --set trace.generator.requests=1500 --set cluster.prefill=32 --set trace.speed=4 \
     --set cache.dram_tokens=60000 --set cache.ssd_tokens=400000
 both threshold "$D" --set trace.generator.requests=1500 --set cluster.prefill=24 \
     --set scheduler.params.kvcache_balancing_threshold=1 --set scheduler.params.handoff_aware=0
