@@ -597,7 +597,17 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
     }
     for (size_t k = 0; k < nc; k++)
         n->comp[k] = n->f[n->comp[k]].pos;
-    qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    if (nc > 16) {
+        qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    } else { /* the usual few: an insertion sort, no calls */
+        for (size_t k = 1; k < nc; k++) {
+            uint32_t x = n->comp[k];
+            size_t j = k;
+            for (; j > 0 && n->comp[j - 1] > x; j--)
+                n->comp[j] = n->comp[j - 1];
+            n->comp[j] = x;
+        }
+    }
     sim_time_t now = sim_evq_now(n->q);
     for (size_t k = 0; k < nc; k++)
         flow_apply(n, n->active[n->comp[k]], now);
