@@ -41,10 +41,19 @@ typedef struct flow {
     uint32_t seen;               /* component search epoch */
 } flow_t;
 
-/* What settling reads and writes of an active flow, kept beside active[]
- * (a pass over every active flow at each change reads one array). */
+/* An active flow's progress, kept beside active[]. Its bytes move at a
+ * constant rate between changes of that rate, so left is kept as of t0
+ * (its last change) and brought forward only when the rate changes or the
+ * flow ends: one subtraction per constant-rate interval, whatever happens
+ * elsewhere in the network. The byte counters (per link, per sender) are
+ * kept apart, as of counted_ns, so reading them (sim_net_settle) never
+ * moves a flow. */
 typedef struct flow_hot {
-    double rate, left;
+    double rate;
+    double left;    /* bytes still to move, as of t0 */
+    double size;    /* all its bytes */
+    double counted; /* of them, added to the counters (as of counted_ns) */
+    sim_time_t t0, counted_ns;
     int32_t link, src;
 } flow_hot_t;
 
@@ -94,6 +103,7 @@ struct sim_net {
     size_t n_active, cap_active, cap_hot;
     sim_time_t settled_ns;
     sim_net_link_stats_t link[SIM_N_NET_LINKS];
+    int64_t n_moving[SIM_N_NET_LINKS]; /* active flows with a rate > 0 */
 };
 
 #define NO_FLOW UINT32_MAX
@@ -196,46 +206,53 @@ void sim_net_free(sim_net_t *n)
     sim_free(n);
 }
 
-/* Move every active flow's bytes up to now. */
-void sim_net_settle(sim_net_t *n)
+/* Flow h's left brought forward to now at its rate (> 0 or not). */
+static void flow_move(flow_hot_t *h, sim_time_t now)
+{
+    sim_time_t dt = now - h->t0;
+    h->t0 = now;
+    if (dt <= 0 || h->rate <= 0)
+        return;
+    double moved = h->rate * (double)dt / 1e9;
+    h->left -= moved < h->left ? moved : h->left;
+}
+
+/* Flow h's bytes since counted_ns into its link's and sender's counters
+ * (never past its size). */
+static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
+{
+    sim_time_t dt = now - h->counted_ns;
+    h->counted_ns = now;
+    if (dt <= 0 || h->rate <= 0)
+        return;
+    double moved = h->rate * (double)dt / 1e9, rest = h->size - h->counted;
+    if (moved > rest)
+        moved = rest;
+    h->counted += moved;
+    n->link[h->link].bytes += moved;
+    n->sent[h->src] += moved;
+}
+
+/* The links' busy time up to now: a link is busy while one of its flows
+ * moves data. */
+static void links_advance(sim_net_t *n)
 {
     sim_time_t now = sim_evq_now(n->q);
     sim_time_t dt = now - n->settled_ns;
     n->settled_ns = now;
     if (dt <= 0)
         return;
-    /* Each link's bytes add up in registers, flow by flow in active[]
-     * order, as they would in memory. */
-    _Static_assert(SIM_N_NET_LINKS == 4, "one sum per link below");
-    double b0 = n->link[0].bytes, b1 = n->link[1].bytes, b2 = n->link[2].bytes,
-           b3 = n->link[3].bytes;
-    unsigned busy = 0; /* a bit per link */
-    const double dts = (double)dt;
-    double *sent = n->sent;
-    for (flow_hot_t *f = n->hot, *end = n->hot + n->n_active; f < end; f++) {
-        double rate = f->rate;
-        if (rate <= 0)
-            continue;
-        double moved = rate * dts / 1e9, left = f->left;
-        if (moved > left)
-            moved = left;
-        f->left = left - moved;
-        switch (f->link) {
-        case 0: b0 += moved; break;
-        case 1: b1 += moved; break;
-        case 2: b2 += moved; break;
-        default: b3 += moved; break;
-        }
-        sent[f->src] += moved;
-        busy |= 1u << f->link;
-    }
-    n->link[0].bytes = b0;
-    n->link[1].bytes = b1;
-    n->link[2].bytes = b2;
-    n->link[3].bytes = b3;
     for (int l = 0; l < SIM_N_NET_LINKS; l++)
-        if (busy >> l & 1)
+        if (n->n_moving[l] > 0)
             n->link[l].busy_ns += dt;
+}
+
+void sim_net_settle(sim_net_t *n)
+{
+    links_advance(n);
+    sim_time_t now = sim_evq_now(n->q);
+    for (size_t k = 0; k < n->n_active; k++)
+        flow_count(n, &n->hot[k], now);
 }
 
 static void flow_done(void *ctx, void *obj, int64_t arg);
@@ -264,7 +281,11 @@ static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
     flow_t *f = &n->f[id];
     if (f->new_rate == f->rate && f->ev)
         return;
-    f->rate = n->hot[f->pos].rate = f->new_rate;
+    flow_hot_t *h = &n->hot[f->pos];
+    flow_count(n, h, now);
+    flow_move(h, now);
+    n->n_moving[h->link] += (f->new_rate > 0) - (h->rate > 0);
+    f->rate = h->rate = f->new_rate;
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     f->ev = 0;
@@ -622,6 +643,17 @@ void sim_net_set_reference(sim_net_t *n, int on)
     }
 }
 
+double sim_net_left(const sim_net_t *n, uint32_t id)
+{
+    SIM_ASSERT(id < n->n_f && n->f[id].state != F_FREE);
+    const flow_t *f = &n->f[id];
+    if (f->state != F_ACTIVE)
+        return f->left;
+    flow_hot_t h = n->hot[f->pos];
+    flow_move(&h, sim_evq_now(n->q));
+    return h.left;
+}
+
 double sim_net_rate(const sim_net_t *n, uint32_t id)
 {
     SIM_ASSERT(id < n->n_f && n->f[id].state != F_FREE);
@@ -631,7 +663,12 @@ double sim_net_rate(const sim_net_t *n, uint32_t id)
 static void active_remove(sim_net_t *n, uint32_t id)
 {
     uint32_t pos = n->f[id].pos;
-    n->f[id].left = n->hot[pos].left;
+    flow_hot_t *h = &n->hot[pos];
+    sim_time_t now = sim_evq_now(n->q);
+    flow_count(n, h, now);
+    flow_move(h, now);
+    n->n_moving[h->link] -= h->rate > 0;
+    n->f[id].left = h->left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
     n->hot[pos] = n->hot[n->n_active];
@@ -671,14 +708,16 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
 {
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
-    sim_net_settle(n);
+    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_ACTIVE);
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
-    double *left = &n->hot[f->pos].left;
-    n->link[f->link].bytes += *left;
-    n->sent[f->src] += *left;
-    *left = 0;
+    flow_hot_t *h = &n->hot[f->pos];
+    flow_count(n, h, sim_evq_now(n->q));
+    n->link[f->link].bytes += h->size - h->counted;
+    n->sent[f->src] += h->size - h->counted;
+    h->counted = h->size;
+    h->left = 0;
     n->link[f->link].flows++;
     sim_event_fn done = f->done;
     void *dobj = f->obj;
@@ -693,7 +732,7 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
 void sim_net_cancel(sim_net_t *n, uint32_t id)
 {
     SIM_ASSERT(n->f[id].state != F_FREE);
-    sim_net_settle(n);
+    links_advance(n);
     int was_active = n->f[id].state == F_ACTIVE;
     int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
     flow_release(n, id);
@@ -706,7 +745,7 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
     (void)ctx;
-    sim_net_settle(n);
+    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_SETUP);
     f->state = F_ACTIVE;
@@ -715,7 +754,14 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     sim_grow((void **)&n->active, &n->cap_active, n->n_active + 1, sizeof *n->active, "net active");
     sim_grow((void **)&n->hot, &n->cap_hot, n->n_active + 1, sizeof *n->hot, "net active");
     f->pos = (uint32_t)n->n_active;
-    n->hot[f->pos] = (flow_hot_t){.rate = 0, .left = f->left, .link = f->link, .src = f->src};
+    sim_time_t now = sim_evq_now(n->q);
+    n->hot[f->pos] = (flow_hot_t){.rate = 0,
+                                  .left = f->left,
+                                  .size = f->left,
+                                  .t0 = now,
+                                  .counted_ns = now,
+                                  .link = f->link,
+                                  .src = f->src};
     n->active[n->n_active++] = id;
     flow_link(n, id);
     int32_t seed = RES_E(f->src);
@@ -761,7 +807,7 @@ void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
         return;
     f->cap = cap_bytes_per_s;
     if (f->state == F_ACTIVE) {
-        sim_net_settle(n);
+        links_advance(n);
         int32_t seed = RES_E(f->src);
         recompute(n, &seed, 1);
     }

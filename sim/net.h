@@ -75,6 +75,11 @@ void sim_net_set_cap(sim_net_t *n, uint32_t flow, double cap_bytes_per_s);
 /* The rate flow (started, not finished) moves at now, bytes/s: 0 while
  * it is being set up. */
 double sim_net_rate(const sim_net_t *n, uint32_t flow);
+/* The bytes flow (started, not finished) has still to move as of now.
+ * A flow's progress is brought forward only when its own rate changes, so
+ * this value depends on nothing else that happened on the network, and
+ * reading the counters (sim_net_settle) never changes it. */
+double sim_net_left(const sim_net_t *n, uint32_t flow);
 /* on: refill every flow from scratch at each change, O(flows^2), instead
  * of only the changed flow's component; the same rates and completions,
  * as the reference the refill is tested against. */
@@ -114,7 +119,8 @@ typedef struct sim_net_link_stats {
     int64_t flows;    /* finished */
 } sim_net_link_stats_t;
 
-/* Bring byte counters up to now (call before reading them). */
+/* Bring the byte counters and busy times up to now (call before reading
+ * them); moves no flow. */
 void sim_net_settle(sim_net_t *n);
 sim_net_link_stats_t sim_net_link_stats(const sim_net_t *n, int link);
 /* Bytes node i has sent since the last sim_net_take_sent (then reset). */

@@ -2,8 +2,8 @@
  * times: an isolated transfer, a shared sender (and the speed-up when one
  * flow ends), a shared receiver, a capped flow, byte conservation, a
  * finish too far away for int64 ns; the incremental refill of rates
- * against the reference refill of every flow; and the fitted transport
- * profiles. */
+ * against the reference refill of every flow; reading the counters moving
+ * no flow; and the fitted transport profiles. */
 #include "tests/tests.h"
 
 #include <math.h>
@@ -330,6 +330,49 @@ START_TEST(test_incremental_matches_reference)
 }
 END_TEST
 
+/* Reading the counters moves no flow: the script run twice, the counters
+ * brought up to date after every event of one run only, leaves every
+ * flow the same bytes to move (bit for bit) at every event, and finishes
+ * every flow at the same ns in the same order. */
+START_TEST(test_reading_moves_nothing)
+{
+    static fz_t seen, unseen;
+    for (uint64_t seed = 0; seed < 2; seed++) {
+        sim_time_t span_ns = (seed == 0 ? 2 : 12) * SIM_NS_PER_S;
+        fz_init(&seen, 0, seed, span_ns);
+        fz_init(&unseen, 0, seed, span_ns);
+        size_t checked = 0;
+        for (;;) {
+            int a = sim_evq_step(seen.q), b = sim_evq_step(unseen.q);
+            sim_net_settle(seen.n);
+            if (a != b || sim_evq_now(seen.q) != sim_evq_now(unseen.q) || seen.n_live != unseen.n_live)
+                ck_abort_msg("event %d/%d at %lld/%lld ns", a, b, (long long)sim_evq_now(seen.q),
+                             (long long)sim_evq_now(unseen.q));
+            if (!a)
+                break;
+            for (size_t k = 0; k < seen.n_live; k++) {
+                double x = sim_net_left(seen.n, seen.live[k]);
+                double y = sim_net_left(unseen.n, unseen.live[k]);
+                if (x != y)
+                    ck_abort_msg("flow %u: %.17g vs %.17g bytes left", seen.live[k], x, y);
+                checked++;
+            }
+        }
+        ck_assert_uint_gt(checked, 1000);
+        ck_assert(memcmp(seen.done_at, unseen.done_at, sizeof seen.done_at) == 0);
+        ck_assert(memcmp(seen.order, unseen.order, sizeof seen.order) == 0);
+        sim_net_settle(unseen.n);
+        double x = sim_net_link_stats(seen.n, SIM_LINK_PD).bytes;
+        double y = sim_net_link_stats(unseen.n, SIM_LINK_PD).bytes;
+        ck_assert_double_eq_tol(x, y, 1e-6 * y);
+        sim_net_free(seen.n);
+        sim_net_free(unseen.n);
+        sim_evq_free(seen.q);
+        sim_evq_free(unseen.q);
+    }
+}
+END_TEST
+
 START_TEST(test_profiles)
 {
     sim_net_profile_t p;
@@ -390,6 +433,7 @@ Suite *test_net_suite(void)
     tcase_add_test(tc, test_capped_flow);
     tcase_add_test(tc, test_finish_bound);
     tcase_add_test(tc, test_incremental_matches_reference);
+    tcase_add_test(tc, test_reading_moves_nothing);
     tcase_add_test(tc, test_profiles);
     tcase_add_test(tc, test_profile_file);
     suite_add_tcase(s, tc);
