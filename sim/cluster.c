@@ -8,12 +8,12 @@
 #include <math.h>
 #include <string.h>
 
-/* The pass of sim_cluster_prefill_view over every instance: a class
- * (sim_view_class_t) of share id s and run common in slot 2 x s + common,
- * used by the call that last stamped it. */
+/* The pass of sim_cluster_prefill_view over every instance: the class of
+ * share id s and run common is slot 2 x s + common, at used[at] for the
+ * call that last stamped the slot. */
 typedef struct view_slot {
     uint64_t stamp;
-    sim_view_class_t g;
+    uint32_t at;
 } view_slot_t;
 
 struct sim_view_scratch {
@@ -21,8 +21,6 @@ struct sim_view_scratch {
     size_t cap_cl;
     sim_view_class_t *used; /* this call's classes, in first use */
     size_t cap_used;
-    uint32_t *slot;         /* and their slots */
-    size_t cap_slot;
     uint64_t stamp;
     int check; /* MOONCAKE_SIM_VIEW_CHECK=1: the pass checks every indexed view */
     sim_prefill_view_t ref; /* the pass's view, then */
@@ -298,7 +296,6 @@ void sim_cluster_free(sim_cluster_t *c)
         struct sim_view_scratch *vs = c->view;
         sim_free(vs->cl);
         sim_free(vs->used);
-        sim_free(vs->slot);
         sim_free(vs->ref.inst);
         sim_free(vs->ref.lead);
         sim_free(vs->ref.wait);
@@ -477,7 +474,7 @@ static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim
     size_t cap = vs->cap_cl;
     sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
     memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
-    sim_grow((void **)&vs->slot, &vs->cap_slot, 2 * n_ids, sizeof *vs->slot, "prefill view");
+    sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
     uint64_t stamp = ++vs->stamp;
     size_t n_used = 0;
     sim_time_t now = sim_evq_now(c->evq);
@@ -501,24 +498,22 @@ static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim
         }
         any_common |= (int)cls;
         size_t k = 2 * (size_t)id + cls;
-        view_slot_t *g = &vs->cl[k];
-        if (g->stamp != stamp) {
-            *g = (view_slot_t){.stamp = stamp,
-                               .g = {.rep = (int)i, .first = (int)i, .common = (int)cls, .rep_wait = w}};
-            vs->slot[n_used++] = (uint32_t)k;
-        } else if (w < g->g.rep_wait) {
-            g->g.rep = (int)i;
-            g->g.rep_wait = w;
+        view_slot_t *sl = &vs->cl[k];
+        if (sl->stamp != stamp) {
+            *sl = (view_slot_t){.stamp = stamp, .at = (uint32_t)n_used};
+            vs->used[n_used++] =
+                (sim_view_class_t){.rep = (int)i, .first = (int)i, .common = (int)cls, .rep_wait = w};
+        } else if (w < vs->used[sl->at].rep_wait) {
+            vs->used[sl->at].rep = (int)i;
+            vs->used[sl->at].rep_wait = w;
         }
     }
     for (size_t q = 0; q < ru->n_listed; q++)
         c->view_mark[ru->listed[q]] = 0;
     if (any_common && ru->common_len > top)
         top = ru->common_len;
-    sim_grow((void **)&vs->used, &vs->cap_used, n_used, sizeof *vs->used, "prefill view");
     for (size_t u = 0; u < n_used; u++) {
-        const sim_view_class_t *g = &vs->cl[vs->slot[u]].g;
-        vs->used[u] = *g;
+        const sim_view_class_t *g = &vs->used[u];
         int node = sim_cluster_pool_node(c, g->rep);
         sim_view_insert(v, g->rep, g->common ? ru->common_len : 0, g->rep_wait, out[node], in[node]);
     }

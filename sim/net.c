@@ -101,7 +101,7 @@ struct sim_net {
     uint32_t *active;
     flow_hot_t *hot; /* [k]: of active[k] */
     size_t n_active, cap_active, cap_hot;
-    sim_time_t settled_ns;
+    sim_time_t settled_ns; /* the links' busy times are as of this */
     sim_net_link_stats_t link[SIM_N_NET_LINKS];
     int64_t n_moving[SIM_N_NET_LINKS]; /* active flows with a rate > 0 */
 };
@@ -233,6 +233,16 @@ static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
     n->sent[h->src] += moved;
 }
 
+/* Flow h brought to now (its progress and its counters) at its old rate,
+ * then given rate; the links' counts of moving flows follow. */
+static void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate, sim_time_t now)
+{
+    flow_count(n, h, now);
+    flow_move(h, now);
+    n->n_moving[h->link] += (rate > 0) - (h->rate > 0);
+    h->rate = rate;
+}
+
 /* The links' busy time up to now: a link is busy while one of its flows
  * moves data. */
 static void links_advance(sim_net_t *n)
@@ -281,11 +291,8 @@ static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
     flow_t *f = &n->f[id];
     if (f->new_rate == f->rate && f->ev)
         return;
-    flow_hot_t *h = &n->hot[f->pos];
-    flow_count(n, h, now);
-    flow_move(h, now);
-    n->n_moving[h->link] += (f->new_rate > 0) - (h->rate > 0);
-    f->rate = h->rate = f->new_rate;
+    flow_set_rate(n, &n->hot[f->pos], f->new_rate, now);
+    f->rate = f->new_rate;
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     f->ev = 0;
@@ -664,10 +671,7 @@ static void active_remove(sim_net_t *n, uint32_t id)
 {
     uint32_t pos = n->f[id].pos;
     flow_hot_t *h = &n->hot[pos];
-    sim_time_t now = sim_evq_now(n->q);
-    flow_count(n, h, now);
-    flow_move(h, now);
-    n->n_moving[h->link] -= h->rate > 0;
+    flow_set_rate(n, h, 0, sim_evq_now(n->q)); /* it stops moving */
     n->f[id].left = h->left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
@@ -714,8 +718,9 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
     flow_hot_t *h = &n->hot[f->pos];
     flow_count(n, h, sim_evq_now(n->q));
-    n->link[f->link].bytes += h->size - h->counted;
-    n->sent[f->src] += h->size - h->counted;
+    double rest = h->size - h->counted;
+    n->link[f->link].bytes += rest;
+    n->sent[f->src] += rest;
     h->counted = h->size;
     h->left = 0;
     n->link[f->link].flows++;
