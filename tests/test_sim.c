@@ -265,6 +265,50 @@ START_TEST(test_conservation_and_no_leaks)
 }
 END_TEST
 
+/* The allocator's large blocks (own mappings, grown by moving pages):
+ * zeroed by sim_xcalloc, contents kept across growth from a small block,
+ * within the mapping and past it, and after a shrink; live counts exact. */
+START_TEST(test_large_blocks)
+{
+    size_t live0 = sim_alloc_live_count(), bytes0 = sim_alloc_live_bytes();
+    size_t n0 = (size_t)3 << 20; /* 3 MiB: over the large-block size */
+    unsigned char *z = sim_xcalloc(n0, 1, "test zeroed");
+    for (size_t i = 0; i < n0; i += 4093)
+        ck_assert_uint_eq(z[i], 0);
+    ck_assert_uint_eq(z[n0 - 1], 0);
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + n0);
+    sim_free(z);
+    uint32_t *a = NULL;
+    size_t cap = 0, filled = 0;
+    /* 1 KiB to 32 MiB: a small block, the move to a mapping, then
+     * mappings grown by moving their pages */
+    size_t sizes[] = {256, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, (1 << 22) + 7};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        sim_grow((void **)&a, &cap, sizes[k], sizeof *a, "test growth");
+        ck_assert_uint_ge(cap, sizes[k]);
+        for (size_t i = 0; i < filled; i++)
+            if (a[i] != (uint32_t)(i * 2654435761u))
+                ck_abort_msg("element %zu lost at size %zu", i, sizes[k]);
+        for (; filled < sizes[k]; filled++)
+            a[filled] = (uint32_t)(filled * 2654435761u);
+        ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + cap * sizeof *a);
+    }
+    /* a little more, inside the mapping's last huge page */
+    a = sim_xrealloc(a, (cap + 1024) * sizeof *a, "test in place");
+    for (size_t i = 0; i < filled; i++)
+        if (a[i] != (uint32_t)(i * 2654435761u))
+            ck_abort_msg("element %zu lost growing in place", i);
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + (cap + 1024) * sizeof *a);
+    a = sim_xrealloc(a, 1000 * sizeof *a, "test shrink");
+    for (size_t i = 0; i < 1000; i++)
+        ck_assert_uint_eq(a[i], (uint32_t)(i * 2654435761u));
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + 1000 * sizeof *a);
+    sim_free(a);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0);
+}
+END_TEST
+
 /* summary.json, which holds no wall-clock time (that is timing.json's). */
 static char *summary_sans_wall(const char *dir)
 {
@@ -914,6 +958,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_inline_stall_budget);
     tcase_add_test(tc, test_decode_admission);
     tcase_add_test(tc, test_conservation_and_no_leaks);
+    tcase_add_test(tc, test_large_blocks);
     tcase_add_test(tc, test_deterministic_outputs);
     tcase_add_test(tc, test_policies_differ);
     tcase_add_test(tc, test_bad_trace_leaves_nothing);
