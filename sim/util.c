@@ -78,7 +78,7 @@ static _Noreturn void oom(size_t n, const char *label)
     abort();
 }
 
-/* Large blocks (the pool's entries, the event queue, the request table)
+/* Large blocks (1 MiB and up, such as the pool's entries and its index)
  * get mappings of their own, in whole 2 MiB huge pages at 2 MiB
  * boundaries, advised for transparent huge pages. Such a block is touched
  * page by page as it fills, and each first touch of a 4 KiB page is a
