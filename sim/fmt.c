@@ -91,6 +91,32 @@ static size_t put_u64(char *out, uint64_t v)
     return (size_t)n;
 }
 
+/* q = *w x 10^dec + *f with *f < 10^dec, each power a constant, so that
+ * the division is a multiplication (a division by a variable power takes
+ * tens of cycles, once for every number written). */
+static void split_pow10(uint64_t q, int dec, uint64_t *w, uint64_t *f)
+{
+#define SPLIT(d, p10)                                                                             \
+    case d:                                                                                       \
+        *w = q / (p10);                                                                           \
+        break
+    switch (dec) {
+        SPLIT(1, 10);
+        SPLIT(2, 100);
+        SPLIT(3, 1000);
+        SPLIT(4, 10000);
+        SPLIT(5, 100000);
+        SPLIT(6, 1000000);
+        SPLIT(7, 10000000);
+        SPLIT(8, 100000000);
+        SPLIT(9, 1000000000);
+    default:
+        *w = q;
+    }
+#undef SPLIT
+    *f = q - *w * pow10_u64[dec];
+}
+
 size_t sim_fmt_fixed(char *out, double x, int decimals)
 {
     SIM_ASSERT(decimals >= 0 && decimals <= 9);
@@ -99,11 +125,12 @@ size_t sim_fmt_fixed(char *out, double x, int decimals)
     size_t n = 0;
     if (signbit(x))
         out[n++] = '-';
-    uint64_t q = scaled_round(fabs(x), decimals), p = pow10_u64[decimals];
-    n += put_u64(out + n, q / p);
+    uint64_t w, f;
+    split_pow10(scaled_round(fabs(x), decimals), decimals, &w, &f);
+    n += put_u64(out + n, w);
     if (decimals > 0) {
         out[n++] = '.';
-        put_digits(out + n, q % p, decimals);
+        put_digits(out + n, f, decimals);
         n += (size_t)decimals;
     }
     out[n] = '\0';
