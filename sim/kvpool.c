@@ -23,23 +23,38 @@
 /* The runs of a recency tier; see order_add. */
 enum { RUN_FRESH, RUN_COLD, RUN_OLD, RUN_OLD_COLD, N_RUNS };
 
+/* One replica, on one cache line: large blocks start on a line (sim/util.c)
+ * and an entry is 64 bytes, so a walk touches one line per block. What a
+ * walk does not read lives in kv_cold_t beside it. */
 typedef struct kv_entry {
     uint64_t id;
-    sim_evict_stats_t st;
+    uint64_t freq;         /* sim_evict_stats_t's fields, which policies key on */
+    uint64_t tick;
+    uint32_t pos;
     uint32_t next;         /* next replica of the same id, or free-list link */
     uint32_t prev;         /* previous replica; NONE at the chain's head */
     uint32_t n_rep;        /* at the chain's head: replicas of the id */
     uint32_t wide;         /* at the chain's head: its wide slot, or NONE */
-    uint32_t wpos;         /* in a wide chain: its place in the slot's list; else NONE */
-    uint32_t gen;          /* bumped whenever its heap node goes stale */
-    uint32_t lprev, lnext; /* links in its run */
+    union {
+        struct {
+            uint32_t lprev, lnext; /* recency policies: links in its run */
+        };
+        uint32_t gen; /* heap policies: bumped whenever its heap node goes stale */
+    };
     uint32_t pins;
-    uint32_t served; /* fetches other nodes made of it, as a prefix's first block */
+    int32_t node;
     uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
     uint8_t tier;
     uint8_t run;
-    int32_t node;
 } kv_entry_t;
+
+_Static_assert(sizeof(kv_entry_t) == 64, "a pool entry is one cache line");
+
+/* The rest of entry i, at cold[i]. */
+typedef struct kv_cold {
+    uint32_t wpos;   /* in a wide chain: its place in the slot's list; else NONE */
+    uint32_t served; /* fetches other nodes made of it, as a prefix's first block */
+} kv_cold_t;
 
 /* A heap node: a snapshot of an entry's key, live while the entry's
  * generation still matches. Keys sit in the node so comparisons never
@@ -90,6 +105,7 @@ struct sim_kvpool {
     int dense_fixed; /* SIM_KVPOOL_DENSE_IDS: never leave the array */
     kv_tier_t *tiers; /* [node * SIM_N_TIERS + tier] */
     kv_entry_t *e;
+    kv_cold_t *cold; /* [entry] */
     size_t n_e, cap_e;
     uint32_t free_head;
     sim_hmap_t index;     /* id -> first replica entry */
@@ -244,7 +260,8 @@ static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     if (t->n_heap >= 2 * (size_t)t->n_ordered + 64)
         heap_compact(p, t);
     kv_hnode_t n = {.id = x->id, .ei = ei, .gen = x->gen};
-    p->policy->key(&x->st, p->policy_params, n.key);
+    const sim_evict_stats_t st = {.freq = x->freq, .tick = x->tick, .pos = x->pos};
+    p->policy->key(&st, p->policy_params, n.key);
     kv_heap_push(&t->heap, &t->n_heap, &t->cap_heap, n, "kvpool heap");
 }
 
@@ -282,10 +299,10 @@ static int run_for(const sim_kvpool_t *p, uint64_t tick)
 static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
-    x->run = (uint8_t)run_for(p, x->st.tick);
+    x->run = (uint8_t)run_for(p, x->tick);
     kv_run_t *r = &t->run[x->run];
     uint32_t after = r->tail;
-    while (after != NONE && p->e[after].st.tick > x->st.tick)
+    while (after != NONE && p->e[after].tick > x->tick)
         after = p->e[after].lprev;
     x->lprev = after;
     x->lnext = after == NONE ? r->head : p->e[after].lnext;
@@ -318,7 +335,7 @@ static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
     uint32_t best = NONE;
     for (int k = 0; k < N_RUNS; k++) {
         uint32_t h = t->run[k].head;
-        if (h != NONE && (best == NONE || p->e[h].st.tick < p->e[best].st.tick))
+        if (h != NONE && (best == NONE || p->e[h].tick < p->e[best].tick))
             best = h;
     }
     return best;
@@ -399,7 +416,7 @@ static void wide_add(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     kv_entry_t *x = &p->e[ei];
     sim_hmap_put(&p->wide, wide_key(slot, x->node), ei);
     sim_grow((void **)&w->rep, &w->cap, w->n + 1, sizeof *w->rep, "kvpool wide replicas");
-    x->wpos = (uint32_t)w->n;
+    p->cold[ei].wpos = (uint32_t)w->n;
     w->rep[w->n++] = (kv_rep_t){x->node, x->tier, ei};
     bit_set(w->bits + x->tier * p->bit_words, x->node);
 }
@@ -412,9 +429,10 @@ static void wide_del(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     sim_hmap_del(&p->wide, wide_key(slot, x->node));
     bit_clear(w->bits + x->tier * p->bit_words, x->node);
     kv_rep_t last = w->rep[--w->n];
-    if (x->wpos < w->n) {
-        w->rep[x->wpos] = last;
-        p->e[last.ei].wpos = x->wpos;
+    uint32_t pos = p->cold[ei].wpos;
+    if (pos < w->n) {
+        w->rep[pos] = last;
+        p->cold[last.ei].wpos = pos;
     }
 }
 
@@ -453,7 +471,7 @@ static void wide_unmake(sim_kvpool_t *p, uint32_t head)
     uint32_t slot = p->e[head].wide;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         sim_hmap_del(&p->wide, wide_key(slot, p->e[ei].node));
-        p->e[ei].wpos = NONE;
+        p->cold[ei].wpos = NONE;
     }
     wide_release(p, slot);
     p->e[head].wide = NONE;
@@ -462,11 +480,11 @@ static void wide_unmake(sim_kvpool_t *p, uint32_t head)
 /* Entry ei changed tier: its wide list entry, if it has one, follows. */
 static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 {
-    if (p->e[ei].wpos == NONE)
+    if (p->cold[ei].wpos == NONE)
         return;
     uint32_t head = idx_get(p, p->e[ei].id);
     kv_wide_t *w = &p->wides[p->e[head].wide];
-    kv_rep_t *r = &w->rep[p->e[ei].wpos];
+    kv_rep_t *r = &w->rep[p->cold[ei].wpos];
     bit_clear(w->bits + r->tier * p->bit_words, r->node);
     r->tier = p->e[ei].tier;
     bit_set(w->bits + r->tier * p->bit_words, r->node);
@@ -513,8 +531,8 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
     }
     if (k + 1 < n && blocks[k + 1] < p->n_dense) {
         uint32_t h = p->dense_head[blocks[k + 1]];
-        if (h != NONE && p->e[h].node == node) {
-            const kv_entry_t *x = &p->e[h];
+        if (h != NONE && p->e[h].node == node && p->e[h].ordered && p->policy->recency_order) {
+            const kv_entry_t *x = &p->e[h]; /* its run links (a heap policy's gen there) */
             if (x->lprev != NONE)
                 __builtin_prefetch(&p->e[x->lprev]);
             if (x->lnext != NONE)
@@ -531,7 +549,9 @@ static uint32_t entry_new(sim_kvpool_t *p)
         return ei;
     }
     SIM_ASSERT(p->n_e < NONE);
+    size_t cap = p->cap_e;
     sim_grow((void **)&p->e, &p->cap_e, p->n_e + 1, sizeof *p->e, "kvpool entries");
+    sim_grow((void **)&p->cold, &cap, p->n_e + 1, sizeof *p->cold, "kvpool entries");
     p->e[p->n_e].gen = 0;
     return (uint32_t)p->n_e++;
 }
@@ -546,7 +566,7 @@ static void chain_add(sim_kvpool_t *p, uint32_t ei)
     x->prev = NONE;
     x->n_rep = n + 1;
     x->wide = head == NONE ? NONE : p->e[head].wide;
-    x->wpos = NONE;
+    p->cold[ei].wpos = NONE;
     if (head != NONE)
         p->e[head].prev = ei;
     p->n_entries++;
@@ -650,8 +670,8 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
 static void touch(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
-    x->st.freq++;
-    x->st.tick = ++p->tick;
+    x->freq++;
+    x->tick = ++p->tick;
     if (x->ordered) {
         order_del(p, ei);
         order_add(p, tier_of(p, x->node, x->tier), ei);
@@ -673,9 +693,10 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->gen = gen;
     x->id = id;
     x->node = node;
-    x->st.freq = cold ? 0 : 1;
-    x->st.tick = cold ? ++p->cold_tick : ++p->tick;
-    x->st.pos = pos;
+    x->freq = cold ? 0 : 1;
+    x->tick = cold ? ++p->cold_tick : ++p->tick;
+    x->pos = pos;
+    p->cold[ei].served = 0;
     chain_add(p, ei);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
@@ -740,6 +761,7 @@ void sim_kvpool_free(sim_kvpool_t *p)
         sim_free(p->tiers[i].heap);
     sim_free(p->tiers);
     sim_free(p->e);
+    sim_free(p->cold);
     sim_free(p->dense_head);
     sim_free(p->rep_hist);
     sim_free(p->memo.ids);
@@ -856,7 +878,7 @@ void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_
         SIM_ASSERT(x->pins > 0);
         if (--x->pins == 0) {
             /* In use until now: as recent as its release. */
-            x->st.tick = ++p->tick;
+            x->tick = ++p->tick;
             order_add(p, tier_of(p, node, x->tier), ei);
         }
     }
@@ -1056,7 +1078,7 @@ uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks,
     if (n == 0)
         return 0;
     uint32_t ei = find(p, src, blocks[0]);
-    return ei == NONE ? 0 : ++p->e[ei].served;
+    return ei == NONE ? 0 : ++p->cold[ei].served;
 }
 
 void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
@@ -1108,9 +1130,9 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
             for (uint32_t ei = tr->run[k].head; ei != NONE; prev = ei, ei = p->e[ei].lnext) {
                 const kv_entry_t *x = &p->e[ei];
                 if (x->lprev != prev || !x->ordered || x->pins || x->node != n ||
-                    x->tier != t || x->run != k || x->st.tick < last_tick)
+                    x->tier != t || x->run != k || x->tick < last_tick)
                     return -1;
-                last_tick = x->st.tick;
+                last_tick = x->tick;
                 in_order++;
             }
             if (prev != tr->run[k].tail)
@@ -1141,7 +1163,7 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
     uint32_t slot = p->e[head].wide;
     if (slot == NONE) {
         for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
-            if (p->e[ei].wpos != NONE)
+            if (p->cold[ei].wpos != NONE)
                 return 1;
         return r >= WIDE_ON;
     }
@@ -1158,8 +1180,9 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         const uint32_t *v = sim_hmap_get(&p->wide, wide_key(slot, p->e[ei].node));
         const kv_entry_t *x = &p->e[ei];
-        if (!v || *v != ei || x->wpos >= w->n || w->rep[x->wpos].ei != ei ||
-            w->rep[x->wpos].node != x->node || w->rep[x->wpos].tier != x->tier ||
+        uint32_t pos = p->cold[ei].wpos;
+        if (!v || *v != ei || pos >= w->n || w->rep[pos].ei != ei ||
+            w->rep[pos].node != x->node || w->rep[pos].tier != x->tier ||
             !(w->bits[x->tier * p->bit_words + (size_t)x->node / 64] >> (x->node % 64) & 1))
             return 1;
     }

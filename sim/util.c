@@ -108,18 +108,29 @@ static _Noreturn void oom(size_t n, const char *label)
 #define BIG_MIN SIZE_MAX
 #endif
 #define HUGE_PAGE ((size_t)2 << 20)
+/* A large block's bytes start a cache line into its mapping, its header
+ * just before them: an array of 64-byte elements then has each element on
+ * one cache line, not straddling two. */
+#define BIG_OFF ((size_t)64)
+_Static_assert(sizeof(alloc_hdr_t) <= BIG_OFF, "a large block's header fits before its line");
 
 /* Bytes of the mapping for a large block of n bytes (its header
  * included), or 0 when that does not fit a size_t. */
 static size_t big_len(size_t n)
 {
-    if (n > SIZE_MAX - sizeof(alloc_hdr_t) - 2 * HUGE_PAGE)
+    if (n > SIZE_MAX - BIG_OFF - 2 * HUGE_PAGE)
         return 0;
-    return (sizeof(alloc_hdr_t) + n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    return (BIG_OFF + n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 }
 
-/* A zeroed mapping of len bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE
- * boundary, advised for huge pages; NULL when the system refuses. */
+#if BIG_MAPS
+/* The mapping that holds large block h. */
+static char *big_base(alloc_hdr_t *h) { return (char *)(h + 1) - BIG_OFF; }
+#endif
+
+/* The header of a large block in a zeroed mapping of len bytes (a
+ * multiple of HUGE_PAGE) at a HUGE_PAGE boundary, advised for huge pages;
+ * NULL when the system refuses. */
 static alloc_hdr_t *big_map(size_t len)
 {
 #if BIG_MAPS
@@ -133,7 +144,7 @@ static alloc_hdr_t *big_map(size_t len)
     if (m + span > a + len)
         munmap(a + len, (size_t)(m + span - (a + len)));
     (void)madvise(a, len, MADV_HUGEPAGE); /* advice: speed only */
-    return (alloc_hdr_t *)a;
+    return (alloc_hdr_t *)(a + BIG_OFF) - 1;
 #else
     (void)len;
     return NULL;
@@ -200,9 +211,10 @@ void *sim_xrealloc(void *p, size_t n, const char *label)
             oom(n, label);
 #if BIG_MAPS
         if (h->h.map) { /* move the pages; copy only if the move fails */
-            if (mremap(h, h->h.map, h->h.map, MREMAP_MAYMOVE | MREMAP_FIXED, nh) == MAP_FAILED) {
+            if (mremap(big_base(h), h->h.map, h->h.map, MREMAP_MAYMOVE | MREMAP_FIXED,
+                       big_base(nh)) == MAP_FAILED) {
                 memcpy(nh, h, sizeof *h + old);
-                munmap(h, h->h.map);
+                munmap(big_base(h), h->h.map);
             }
         } else {
             memcpy(nh, h, sizeof *h + old);
@@ -237,7 +249,7 @@ void sim_free(void *p)
     live_count--;
 #if BIG_MAPS
     if (h->h.map) {
-        munmap(h, h->h.map);
+        munmap(big_base(h), h->h.map);
         return;
     }
 #endif
@@ -246,6 +258,7 @@ void sim_free(void *p)
 
 size_t sim_alloc_live_bytes(void) { return live_bytes; }
 size_t sim_alloc_live_count(void) { return live_count; }
+int sim_alloc_large_mapped(void) { return BIG_MAPS; }
 
 void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
 {

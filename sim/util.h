@@ -55,6 +55,10 @@ void sim_free(void *p);
  * thread (for leak tests). */
 size_t sim_alloc_live_bytes(void);
 size_t sim_alloc_live_count(void);
+/* 1 when blocks of 1 MiB and up get mappings of their own (huge pages,
+ * growth by moving pages, bytes starting on a 64-byte cache line); 0 under
+ * AddressSanitizer or without the system calls (malloc's alignment). */
+int sim_alloc_large_mapped(void);
 
 /* Grow *arr (element size elem) so it holds at least need elements;
  * *cap is updated. Doubling growth: amortized O(1). */

@@ -276,6 +276,8 @@ START_TEST(test_large_blocks)
     for (size_t i = 0; i < n0; i += 4093)
         ck_assert_uint_eq(z[i], 0);
     ck_assert_uint_eq(z[n0 - 1], 0);
+    if (sim_alloc_large_mapped()) /* on a cache line */
+        ck_assert_uint_eq((uintptr_t)z % 64, 0);
     ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + n0);
     sim_free(z);
     uint32_t *a = NULL;
@@ -291,6 +293,8 @@ START_TEST(test_large_blocks)
                 ck_abort_msg("element %zu lost at size %zu", i, sizes[k]);
         for (; filled < sizes[k]; filled++)
             a[filled] = (uint32_t)(filled * 2654435761u);
+        if (sim_alloc_large_mapped() && cap * sizeof *a >= (1 << 20))
+            ck_assert_uint_eq((uintptr_t)a % 64, 0);
         ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + cap * sizeof *a);
     }
     /* a little more, inside the mapping's last huge page */
