@@ -2,7 +2,9 @@
  * batch of an instance that produces one token per request per iteration.
  * Members sit in a min-heap (sim/heap.h) on (finish_iter, id), a total
  * order, so the next to finish is on top; each member's heap_pos is its
- * index. The instance logs iteration end times in a ring, so a finishing
+ * index. A heap slot holds the member's key beside its pointer (neither
+ * changes while it is a member), so sifting compares within the array and
+ * the top's finish is read without touching the request. The instance logs iteration end times in a ring, so a finishing
  * request's token intervals are read back without per-token events or
  * allocations. */
 #ifndef SIM_BATCH_H
@@ -11,8 +13,15 @@
 #include "sim/heap.h"
 #include "sim/request.h"
 
+/* A member in the heap: its key, copied when it joins, and itself. */
+typedef struct sim_batch_slot {
+    int64_t finish_iter;
+    int64_t id;
+    sim_req_t *r;
+} sim_batch_slot_t;
+
 typedef struct sim_batch {
-    sim_req_t **heap;   /* min-heap on (finish_iter, id) */
+    sim_batch_slot_t *heap; /* min-heap on (finish_iter, id) */
     size_t n, cap;
     int64_t iter;       /* iterations completed */
     sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)]; from iter
@@ -21,20 +30,21 @@ typedef struct sim_batch {
 } sim_batch_t;
 
 /* Heap order on members: (finish_iter, id), a total order. */
-static inline int sim_batch_less(sim_req_t *const *a, sim_req_t *const *b)
+static inline int sim_batch_less(const sim_batch_slot_t *x, const sim_batch_slot_t *y)
 {
-    const sim_req_t *x = *a, *y = *b;
     return x->finish_iter < y->finish_iter || (x->finish_iter == y->finish_iter && x->id < y->id);
 }
 
 /* Keep each member's heap_pos its index, for sim_batch_remove. */
-static inline void sim_batch_placed(sim_req_t **h, size_t i) { h[i]->heap_pos = i; }
+static inline void sim_batch_placed(sim_batch_slot_t *h, size_t i) { h[i].r->heap_pos = i; }
 
-SIM_HEAP_DEFINE(sim_batch_heap, sim_req_t *, sim_batch_less, sim_batch_placed)
+SIM_HEAP_DEFINE(sim_batch_heap, sim_batch_slot_t, sim_batch_less, sim_batch_placed)
 
+/* Add r, whose finish_iter is set. */
 static inline void sim_batch_push(sim_batch_t *b, sim_req_t *r)
 {
-    sim_batch_heap_push(&b->heap, &b->n, &b->cap, r, "batch");
+    sim_batch_slot_t x = {.finish_iter = r->finish_iter, .id = r->id, .r = r};
+    sim_batch_heap_push(&b->heap, &b->n, &b->cap, x, "batch");
 }
 
 /* Take r (a member) out of the heap. */
@@ -43,7 +53,10 @@ static inline void sim_batch_remove(sim_batch_t *b, sim_req_t *r)
     sim_batch_heap_remove(b->heap, &b->n, r->heap_pos);
 }
 
-static inline sim_req_t *sim_batch_pop(sim_batch_t *b) { return sim_batch_heap_pop(b->heap, &b->n); }
+static inline sim_req_t *sim_batch_pop(sim_batch_t *b) { return sim_batch_heap_pop(b->heap, &b->n).r; }
+
+/* The finish iteration of the next member to finish; b->n > 0. */
+static inline int64_t sim_batch_top_finish(const sim_batch_t *b) { return b->heap[0].finish_iter; }
 
 /* Make the ring hold at least need iterations, keeping the entries of the
  * last old-capacity iterations. */

@@ -384,7 +384,7 @@ static void step_done(void *ctx, void *obj, int64_t arg)
         int64_t n_new = 0;
         for (size_t i = 0; i < o->n_fresh; i++) {
             sim_req_t *r = o->fresh[i];
-            if (r->join_iter == k && r->heap_pos < o->b.n && o->b.heap[r->heap_pos] == r) {
+            if (r->join_iter == k && r->heap_pos < o->b.n && o->b.heap[r->heap_pos].r == r) {
                 sim_metrics_tbt(c->m, now - r->last_tok_ns, 1);
                 n_new++;
             }
@@ -396,8 +396,8 @@ static void step_done(void *ctx, void *obj, int64_t arg)
         sim_batch_iter_end(&o->b, now);
         sim_metrics_decode_iter(c->m, now - o->step_start, o->n_run);
         o->kv_used += o->n_run;
-        while (o->b.n > 0 && o->b.heap[0]->finish_iter == k) {
-            sim_req_t *r = o->b.heap[0];
+        while (o->b.n > 0 && sim_batch_top_finish(&o->b) == k) {
+            sim_req_t *r = o->b.heap[0].r;
             run_remove(o, r);
             o->kv_used -= cur_ctx(o, r);
             finish_request(c, o, r, 1);

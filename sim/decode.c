@@ -215,7 +215,7 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
         d->step_mode = sim_env_flag("MOONCAKE_SIM_DECODE_STEP") ? 1 : 2;
     sim_time_t now = sim_evq_now(c->evq);
     int64_t k = d->b.iter, n = (int64_t)d->b.n;
-    int64_t f = d->step_mode == 1 ? k : d->b.heap[0]->finish_iter;
+    int64_t f = d->step_mode == 1 ? k : sim_batch_top_finish(&d->b);
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
     sim_time_t t = now;
     size_t m = (size_t)(f - k + 1);
@@ -368,9 +368,9 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     }
     d->span_end = d->b.iter;
     d->running = 0;
-    while (d->b.n > 0 && d->b.heap[0]->finish_iter == k)
+    while (d->b.n > 0 && sim_batch_top_finish(&d->b) == k)
         decode_complete(c, d, sim_batch_pop(&d->b));
-    SIM_ASSERT(d->b.n == 0 || d->b.heap[0]->finish_iter > k);
+    SIM_ASSERT(d->b.n == 0 || sim_batch_top_finish(&d->b) > k);
     decode_kick(c, d);
 }
 
