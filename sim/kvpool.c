@@ -46,14 +46,20 @@ typedef struct kv_entry {
     uint8_t ordered; /* in its tier's eviction order (unpinned, evictable) */
     uint8_t tier;
     uint8_t run;
+    _Bool in_wide : 1;    /* in a wide slot's list: its cold wpos is valid */
+    _Bool has_served : 1; /* its cold served count is valid (else it is 0) */
 } kv_entry_t;
 
 _Static_assert(sizeof(kv_entry_t) == 64, "a pool entry is one cache line");
 
-/* The rest of entry i, at cold[i]. */
+/* The rest of entry i, at cold[i]: read and written only where the
+ * entry's flags say the field is in use, so storing, moving and dropping
+ * a block never touch this array (over millions of entries each touch
+ * would be a miss to memory of its own). */
 typedef struct kv_cold {
-    uint32_t wpos;   /* in a wide chain: its place in the slot's list; else NONE */
-    uint32_t served; /* fetches other nodes made of it, as a prefix's first block */
+    uint32_t wpos;   /* while in_wide: its place in the slot's list */
+    uint32_t served; /* while has_served: fetches other nodes made of it, as a
+                      * prefix's first block */
 } kv_cold_t;
 
 /* A heap node: a snapshot of an entry's key, live while the entry's
@@ -417,6 +423,7 @@ static void wide_add(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     sim_hmap_put(&p->wide, wide_key(slot, x->node), ei);
     sim_grow((void **)&w->rep, &w->cap, w->n + 1, sizeof *w->rep, "kvpool wide replicas");
     p->cold[ei].wpos = (uint32_t)w->n;
+    x->in_wide = 1;
     w->rep[w->n++] = (kv_rep_t){x->node, x->tier, ei};
     bit_set(w->bits + x->tier * p->bit_words, x->node);
 }
@@ -430,6 +437,7 @@ static void wide_del(sim_kvpool_t *p, uint32_t slot, uint32_t ei)
     bit_clear(w->bits + x->tier * p->bit_words, x->node);
     kv_rep_t last = w->rep[--w->n];
     uint32_t pos = p->cold[ei].wpos;
+    x->in_wide = 0;
     if (pos < w->n) {
         w->rep[pos] = last;
         p->cold[last.ei].wpos = pos;
@@ -471,7 +479,7 @@ static void wide_unmake(sim_kvpool_t *p, uint32_t head)
     uint32_t slot = p->e[head].wide;
     for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next) {
         sim_hmap_del(&p->wide, wide_key(slot, p->e[ei].node));
-        p->cold[ei].wpos = NONE;
+        p->e[ei].in_wide = 0;
     }
     wide_release(p, slot);
     p->e[head].wide = NONE;
@@ -480,7 +488,7 @@ static void wide_unmake(sim_kvpool_t *p, uint32_t head)
 /* Entry ei changed tier: its wide list entry, if it has one, follows. */
 static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 {
-    if (p->cold[ei].wpos == NONE)
+    if (!p->e[ei].in_wide)
         return;
     uint32_t head = idx_get(p, p->e[ei].id);
     kv_wide_t *w = &p->wides[p->e[head].wide];
@@ -566,7 +574,7 @@ static void chain_add(sim_kvpool_t *p, uint32_t ei)
     x->prev = NONE;
     x->n_rep = n + 1;
     x->wide = head == NONE ? NONE : p->e[head].wide;
-    p->cold[ei].wpos = NONE;
+    x->in_wide = 0;
     if (head != NONE)
         p->e[head].prev = ei;
     p->n_entries++;
@@ -696,7 +704,6 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->freq = cold ? 0 : 1;
     x->tick = cold ? ++p->cold_tick : ++p->tick;
     x->pos = pos;
-    p->cold[ei].served = 0;
     chain_add(p, ei);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
@@ -1078,7 +1085,13 @@ uint32_t sim_kvpool_note_fetch(sim_kvpool_t *p, int src, const uint64_t *blocks,
     if (n == 0)
         return 0;
     uint32_t ei = find(p, src, blocks[0]);
-    return ei == NONE ? 0 : ++p->cold[ei].served;
+    if (ei == NONE)
+        return 0;
+    if (!p->e[ei].has_served) {
+        p->e[ei].has_served = 1;
+        p->cold[ei].served = 0;
+    }
+    return ++p->cold[ei].served;
 }
 
 void sim_kvpool_replica_totals(const sim_kvpool_t *p, int64_t *blocks, int64_t *replicas,
@@ -1163,7 +1176,7 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
     uint32_t slot = p->e[head].wide;
     if (slot == NONE) {
         for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
-            if (p->cold[ei].wpos != NONE)
+            if (p->e[ei].in_wide)
                 return 1;
         return r >= WIDE_ON;
     }
@@ -1181,7 +1194,7 @@ static int wide_bad(const sim_kvpool_t *p, uint32_t head, uint32_t r, size_t *n)
         const uint32_t *v = sim_hmap_get(&p->wide, wide_key(slot, p->e[ei].node));
         const kv_entry_t *x = &p->e[ei];
         uint32_t pos = p->cold[ei].wpos;
-        if (!v || *v != ei || pos >= w->n || w->rep[pos].ei != ei ||
+        if (!v || *v != ei || !x->in_wide || pos >= w->n || w->rep[pos].ei != ei ||
             w->rep[pos].node != x->node || w->rep[pos].tier != x->tier ||
             !(w->bits[x->tier * p->bit_words + (size_t)x->node / 64] >> (x->node % 64) & 1))
             return 1;

@@ -189,6 +189,31 @@ START_TEST(test_replicas)
 }
 END_TEST
 
+/* A replica's fetch count belongs to the replica: it counts from 1 again
+ * once the block left the node and came back (its entry reused). */
+START_TEST(test_fetch_counts)
+{
+    int64_t caps[SIM_N_TIERS] = {2, 0};
+    sim_kvpool_t *p = sim_kvpool_new(2, caps, &sim_evict_lru, NULL, 0);
+    const uint64_t a[] = {1, 2}, b[] = {3, 4};
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a, 2), 0); /* not held */
+    sim_kvpool_access(p, 0, a, 2);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a, 2), 1);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a, 1), 2);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 1, a, 2), 0);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a, 0), 0);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a + 1, 1), 1);
+    sim_kvpool_access(p, 0, b, 2); /* evicts 1 and 2; their entries are reused */
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, b, 2), 1);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, b + 1, 1), 1);
+    sim_kvpool_access(p, 0, a, 2);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, a, 2), 1);
+    ck_assert_uint_eq(sim_kvpool_note_fetch(p, 0, b, 2), 0);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    sim_kvpool_free(p);
+}
+END_TEST
+
 /* LRU kept in a heap (no list): must evict exactly as the list does. */
 static void lru_heap_key(const sim_evict_stats_t *s, const void *params, uint64_t k[SIM_EVICT_KEYS])
 {
@@ -856,6 +881,7 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_pinning);
     tcase_add_test(tc, test_demotion_and_promotion);
     tcase_add_test(tc, test_replicas);
+    tcase_add_test(tc, test_fetch_counts);
     tcase_add_test(tc, test_random_invariants);
     tcase_add_test(tc, test_lru_vs_reference);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
