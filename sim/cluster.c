@@ -28,6 +28,8 @@ struct sim_view_scratch {
 
 /* ---- request end ---- */
 
+/* Take r off the live list and keep it (with its blocks' room) for the
+ * next request read; under AddressSanitizer, free it. */
 static void req_free(sim_cluster_t *c, sim_req_t *r)
 {
     if (r->live_prev)
@@ -38,8 +40,37 @@ static void req_free(sim_cluster_t *c, sim_req_t *r)
         r->live_next->live_prev = r->live_prev;
     sim_prefill_release(r);
     sim_free(r->tbt_saved);
-    sim_free(r->blocks);
-    sim_free(r);
+    if (SIM_UNDER_ASAN) {
+        sim_free(r->blocks);
+        sim_free(r);
+        return;
+    }
+    r->next = c->spare;
+    c->spare = r;
+}
+
+/* A zeroed request with room for n blocks: a spare one when there is. */
+static sim_req_t *req_new(sim_cluster_t *c, uint32_t n)
+{
+    sim_req_t *r = c->spare;
+    uint64_t *blocks = NULL;
+    uint32_t cap = 0;
+    if (r) {
+        c->spare = r->next;
+        blocks = r->blocks;
+        cap = r->cap_blocks;
+        memset(r, 0, sizeof *r);
+    } else {
+        r = sim_xcalloc(1, sizeof *r, "request");
+    }
+    if (n > cap || !blocks) {
+        sim_free(blocks);
+        cap = n > cap ? n : cap;
+        blocks = sim_xmalloc((size_t)cap * sizeof *blocks, "request blocks");
+    }
+    r->blocks = blocks;
+    r->cap_blocks = cap;
+    return r;
 }
 
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
@@ -187,13 +218,12 @@ static void pull_next(sim_cluster_t *c)
         c->trace_failed = 1;
         return;
     }
-    sim_req_t *r = sim_xcalloc(1, sizeof *r, "request");
+    sim_req_t *r = req_new(c, tr.n_blocks);
     r->id = c->n_arrived + 1; /* provisional; fixed at arrival */
     r->arrival_ns = tr.arrival_ns;
     r->input_tok = tr.input_tok;
     r->output_tok = tr.output_tok;
     r->n_blocks = tr.n_blocks;
-    r->blocks = sim_xmalloc((size_t)tr.n_blocks * sizeof *r->blocks, "request blocks");
     if (tr.n_blocks)
         memcpy(r->blocks, tr.blocks, (size_t)tr.n_blocks * sizeof *r->blocks);
     r->prefill_inst = r->decode_inst = -1;
@@ -282,6 +312,12 @@ void sim_cluster_free(sim_cluster_t *c)
     /* Requests of an abandoned run are still live. */
     while (c->live)
         req_free(c, c->live);
+    while (c->spare) {
+        sim_req_t *r = c->spare;
+        c->spare = r->next;
+        sim_free(r->blocks);
+        sim_free(r);
+    }
     if (c->a.place->free)
         c->a.place->free(c->place_st);
     if (c->a.admit->free)

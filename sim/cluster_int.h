@@ -122,6 +122,8 @@ struct sim_cluster {
     int trace_failed;   /* the run stopped: a trace error, or the time-series bound */
     sim_err_t trace_err; /* why */
     sim_req_t *live; /* every allocated, unfinished request (incl. the read-ahead) */
+    sim_req_t *spare; /* finished requests kept for reuse with their blocks' room,
+                       * linked through next: no allocation per request */
     int64_t *scratch; /* TBT intervals of the request being finished; a span's iteration times */
     size_t cap_scratch;
     struct sim_tbt_run *tbt_runs; /* a finishing request's runs of intervals (sim/decode.c) */

@@ -23,6 +23,7 @@ typedef struct sim_req {
     int64_t input_tok;
     int64_t output_tok;
     uint32_t n_blocks;
+    uint32_t cap_blocks; /* blocks' room, kept when the request is reused */
     uint64_t *blocks; /* chained 512-token prefix ids, owned */
     int32_t prefill_inst; /* -1 until placed */
     int32_t decode_inst;

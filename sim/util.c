@@ -92,15 +92,8 @@ static _Noreturn void oom(size_t n, const char *label)
  * AddressSanitizer (which checks the bounds of what malloc gives), large
  * blocks come from malloc like the rest. Contents, and so results, do not
  * change. */
-#if defined(__SANITIZE_ADDRESS__) /* gcc */
-#define UNDER_ASAN 1
-#elif defined(__has_feature) /* clang */
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
 #if defined(MADV_HUGEPAGE) && defined(MREMAP_FIXED) && defined(MAP_ANONYMOUS) && \
-    !defined(UNDER_ASAN)
+    !SIM_UNDER_ASAN
 #define BIG_MAPS 1
 #define BIG_MIN ((size_t)1 << 20)
 #else
