@@ -4,9 +4,9 @@
  * order, so the next to finish is on top; each member's heap_pos is its
  * index. A heap slot holds the member's key beside its pointer (neither
  * changes while it is a member), so sifting compares within the array and
- * the top's finish is read without touching the request. The instance logs iteration end times in a ring, so a finishing
- * request's token intervals are read back without per-token events or
- * allocations. */
+ * the top's finish is read without touching the request. The instance
+ * logs iteration end times in a ring, so a finishing request's token
+ * intervals are read back without per-token events or allocations. */
 #ifndef SIM_BATCH_H
 #define SIM_BATCH_H
 

@@ -63,9 +63,9 @@ static sim_req_t *req_new(sim_cluster_t *c, uint32_t n)
     } else {
         r = sim_xcalloc(1, sizeof *r, "request");
     }
-    if (n > cap || !blocks) {
+    if (n > cap || !blocks) { /* a fresh request has no room (cap 0) */
         sim_free(blocks);
-        cap = n > cap ? n : cap;
+        cap = n;
         blocks = sim_xmalloc((size_t)cap * sizeof *blocks, "request blocks");
     }
     r->blocks = blocks;
