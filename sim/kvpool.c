@@ -74,6 +74,7 @@ typedef struct kv_hnode {
 
 typedef struct kv_run {
     uint32_t head, tail; /* head: the smallest tick */
+    uint64_t top;        /* no entry of the run has a larger tick (0: none ever) */
 } kv_run_t;
 
 typedef struct kv_tier {
@@ -293,7 +294,12 @@ static uint32_t heap_pop(sim_kvpool_t *p, kv_tier_t *t)
  * victims leaves in increasing tick order, and the SSD's OLD runs receive
  * exactly those: appends again. So no insert walks; an insert that did not
  * fit at its run's tail would walk back to its place, which keeps the
- * order exact whatever the sequence of calls. */
+ * order exact whatever the sequence of calls.
+ * Over millions of entries a run's ends are rarely in cache, so the two
+ * common operations read neither of them: an append knows it is one from
+ * the run's top (a bound on its ticks kept in the run, not in an entry),
+ * and taking the head out leaves the new head's lprev as it was - a head's
+ * lprev is never read (the run's head field says which entry is first). */
 
 static int run_for(const sim_kvpool_t *p, uint64_t tick)
 {
@@ -308,14 +314,19 @@ static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     x->run = (uint8_t)run_for(p, x->tick);
     kv_run_t *r = &t->run[x->run];
     uint32_t after = r->tail;
-    while (after != NONE && p->e[after].tick > x->tick)
-        after = p->e[after].lprev;
-    x->lprev = after;
-    x->lnext = after == NONE ? r->head : p->e[after].lnext;
-    if (after != NONE)
-        p->e[after].lnext = ei;
+    if (x->tick < r->top) /* not newer than all: walk back to its place */
+        while (after != NONE && p->e[after].tick > x->tick)
+            after = after == r->head ? NONE : p->e[after].lprev;
     else
+        r->top = x->tick;
+    x->lprev = after;
+    if (after == NONE) {
+        x->lnext = r->head;
         r->head = ei;
+    } else {
+        x->lnext = after == r->tail ? NONE : p->e[after].lnext;
+        p->e[after].lnext = ei;
+    }
     if (x->lnext != NONE)
         p->e[x->lnext].lprev = ei;
     else
@@ -326,10 +337,22 @@ static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 {
     const kv_entry_t *x = &p->e[ei];
     kv_run_t *r = &t->run[x->run];
-    if (x->lprev != NONE)
-        p->e[x->lprev].lnext = x->lnext;
-    else
+    if (r->head == ei) {
         r->head = x->lnext;
+        if (x->lnext == NONE) {
+            r->tail = NONE;
+        } else {
+            /* Victims leave from the head one after another, each a miss
+             * to memory: the new head was fetched ahead when this one
+             * left its place as second, and the next one is fetched now,
+             * so each fetch has a whole eviction's time to arrive. */
+            uint32_t second = r->tail == x->lnext ? NONE : p->e[x->lnext].lnext;
+            if (second != NONE)
+                __builtin_prefetch(&p->e[second]);
+        }
+        return;
+    }
+    p->e[x->lprev].lnext = x->lnext;
     if (x->lnext != NONE)
         p->e[x->lnext].lprev = x->lprev;
     else
@@ -1142,8 +1165,9 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
             uint64_t last_tick = 0;
             for (uint32_t ei = tr->run[k].head; ei != NONE; prev = ei, ei = p->e[ei].lnext) {
                 const kv_entry_t *x = &p->e[ei];
-                if (x->lprev != prev || !x->ordered || x->pins || x->node != n ||
-                    x->tier != t || x->run != k || x->tick < last_tick)
+                if ((prev != NONE && x->lprev != prev) || !x->ordered || x->pins || x->node != n ||
+                    x->tier != t || x->run != k || x->tick < last_tick ||
+                    x->tick > tr->run[k].top)
                     return -1;
                 last_tick = x->tick;
                 in_order++;
