@@ -50,19 +50,31 @@ static void reach(sim_hist_t *h, size_t b)
 
 void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_each(h, &v, 1, count); }
 
+/* A decode span's iteration times rise slowly, so neighbours mostly
+ * share a bucket: each bucket met is found once and the values that
+ * follow inside its range are only counted. */
 void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count)
 {
     if (count == 0)
         return;
     int64_t sum = 0, mx = h->max;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         SIM_ASSERT(v[i] >= 0);
+        uint64_t u = (uint64_t)v[i];
         size_t b = bucket_of(v[i]);
         if (b >= h->n_buckets)
             reach(h, b);
-        h->counts[b] += count;
-        sum += v[i];
-        mx = v[i] > mx ? v[i] : mx;
+        /* The bucket's values: [lo, lo + width). */
+        int shift = u < 2 * SUB ? 0 : 63 - __builtin_clzll(u) - 10;
+        uint64_t lo = u >> shift << shift, width = UINT64_C(1) << shift;
+        size_t j = i;
+        do {
+            sum += v[j];
+            mx = v[j] > mx ? v[j] : mx;
+            j++;
+        } while (j < n && (uint64_t)v[j] - lo < width);
+        h->counts[b] += count * (uint64_t)(j - i);
+        i = j;
     }
     h->total += count * n;
     h->sum += sum * (int64_t)count;

@@ -874,6 +874,47 @@ START_TEST(test_hist_percentiles)
 }
 END_TEST
 
+/* Adding a list at once counts exactly what adding its values one by one
+ * does: rising runs (a decode span's times, which share buckets), falls,
+ * small exact values and bucket edges. */
+START_TEST(test_hist_add_each_vs_one_by_one)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    for (int round = 0; round < 200; round++) {
+        sim_hist_t a, b;
+        sim_hist_init(&a);
+        sim_hist_init(&b);
+        int64_t v[300];
+        size_t n = gsl_rng_uniform_int(r, 300);
+        int64_t x = (int64_t)gsl_rng_uniform_int(r, round % 2 ? 5000 : 40000000);
+        for (size_t i = 0; i < n; i++) {
+            switch (gsl_rng_uniform_int(r, 4)) {
+            case 0: x = (int64_t)gsl_rng_uniform_int(r, 3000); break; /* anywhere, small */
+            case 1: x = x >> 1; break;                                /* a fall */
+            default: x += (int64_t)gsl_rng_uniform_int(r, 40000); /* a slow rise */
+            }
+            v[i] = x;
+        }
+        if (n > 0 && round % 3 == 0)
+            v[n - 1] = INT64_C(1) << (11 + round % 40); /* a bucket's first value */
+        uint64_t count = 1 + gsl_rng_uniform_int(r, 4);
+        sim_hist_add_each(&a, v, n, count);
+        for (size_t i = 0; i < n; i++)
+            sim_hist_add(&b, v[i], count);
+        ck_assert_uint_eq(a.total, b.total);
+        ck_assert_int_eq(a.sum, b.sum);
+        ck_assert_int_eq(a.max, b.max);
+        size_t nb = a.n_buckets > b.n_buckets ? a.n_buckets : b.n_buckets;
+        for (size_t k = 0; k < nb; k++)
+            ck_assert_uint_eq(k < a.n_buckets ? a.counts[k] : 0, k < b.n_buckets ? b.counts[k] : 0);
+        sim_hist_free(&a);
+        sim_hist_free(&b);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- golden run: the first 500 requests of the conversation trace ---- */
 
 static const char *const golden_ints[][2] = {
@@ -973,6 +1014,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_stream_invariants);
     tcase_add_test(tc, test_tbt_stats_brute_force);
     tcase_add_test(tc, test_hist_percentiles);
+    tcase_add_test(tc, test_hist_add_each_vs_one_by_one);
     tcase_add_test(tc, test_run_errors_located);
     tcase_add_test(tc, test_timeseries_bounded);
     tcase_add_test(tc, test_timeseries_skips_idle);
