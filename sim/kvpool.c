@@ -339,17 +339,10 @@ static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     kv_run_t *r = &t->run[x->run];
     if (r->head == ei) {
         r->head = x->lnext;
-        if (x->lnext == NONE) {
+        if (x->lnext != NONE) /* read by the next run_min */
+            __builtin_prefetch(&p->e[x->lnext]);
+        else
             r->tail = NONE;
-        } else {
-            /* Victims leave from the head one after another, each a miss
-             * to memory: the new head was fetched ahead when this one
-             * left its place as second, and the next one is fetched now,
-             * so each fetch has a whole eviction's time to arrive. */
-            uint32_t second = r->tail == x->lnext ? NONE : p->e[x->lnext].lnext;
-            if (second != NONE)
-                __builtin_prefetch(&p->e[second]);
-        }
         return;
     }
     p->e[x->lprev].lnext = x->lnext;
