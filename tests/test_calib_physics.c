@@ -306,6 +306,7 @@ Suite *test_calib_physics_suite(void)
 {
     Suite *s = suite_create("calib_physics");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60); /* 300,000 roundings: seconds under the sanitizers */
     tcase_add_test(tc, test_coef_1e300);
     tcase_add_test(tc, test_negative_coef);
     tcase_add_test(tc, test_zero_model);
