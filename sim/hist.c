@@ -9,13 +9,12 @@
 
 #define SUB 1024
 
-static size_t bucket_of(int64_t v)
+/* The bucket of u holds [u >> shift << shift, + 2^shift). */
+static int bucket_shift(uint64_t u) { return u < 2 * SUB ? 0 : 63 - __builtin_clzll(u) - 10; }
+
+/* (Below 2 * SUB the shift is 0 and this is u itself.) */
+static size_t bucket_at(uint64_t u, int shift)
 {
-    uint64_t u = (uint64_t)v;
-    if (u < 2 * SUB)
-        return (size_t)u;
-    int msb = 63 - __builtin_clzll(u);
-    int shift = msb - 10;
     return (size_t)(shift + 1) * SUB + (size_t)((u >> shift) - SUB);
 }
 
@@ -61,11 +60,10 @@ void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count
     for (size_t i = 0; i < n;) {
         SIM_ASSERT(v[i] >= 0);
         uint64_t u = (uint64_t)v[i];
-        size_t b = bucket_of(v[i]);
+        int shift = bucket_shift(u);
+        size_t b = bucket_at(u, shift);
         if (b >= h->n_buckets)
             reach(h, b);
-        /* The bucket's values: [lo, lo + width). */
-        int shift = u < 2 * SUB ? 0 : 63 - __builtin_clzll(u) - 10;
         uint64_t lo = u >> shift << shift, width = UINT64_C(1) << shift;
         size_t j = i;
         do {
