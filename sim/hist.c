@@ -31,20 +31,19 @@ void sim_hist_init(sim_hist_t *h) { memset(h, 0, sizeof *h); }
 
 void sim_hist_free(sim_hist_t *h)
 {
-    sim_free(h->counts);
+    for (size_t g = 0; g < SIM_HIST_GROUPS; g++)
+        sim_free(h->group[g]);
     memset(h, 0, sizeof *h);
 }
 
-/* Make bucket b exist. */
-static void reach(sim_hist_t *h, size_t b)
+/* The counts of bucket b's group, allocated (zero) when new. */
+static uint64_t *group_of(sim_hist_t *h, size_t b)
 {
-    size_t old = h->n_buckets;
-    size_t n = old ? old : 4 * SUB;
-    while (n <= b)
-        n *= 2;
-    h->counts = sim_xrealloc(h->counts, n * sizeof *h->counts, "histogram");
-    memset(h->counts + old, 0, (n - old) * sizeof *h->counts);
-    h->n_buckets = n;
+    size_t g = b / SUB;
+    SIM_ASSERT(g < SIM_HIST_GROUPS);
+    if (!h->group[g])
+        h->group[g] = sim_xcalloc(SUB, sizeof *h->group[g], "histogram");
+    return h->group[g];
 }
 
 void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_each(h, &v, 1, count); }
@@ -62,8 +61,7 @@ void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count
         uint64_t u = (uint64_t)v[i];
         int shift = bucket_shift(u);
         size_t b = bucket_at(u, shift);
-        if (b >= h->n_buckets)
-            reach(h, b);
+        uint64_t *counts = group_of(h, b);
         uint64_t lo = u >> shift << shift, width = UINT64_C(1) << shift;
         size_t j = i;
         do {
@@ -71,7 +69,7 @@ void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count
             mx = v[j] > mx ? v[j] : mx;
             j++;
         } while (j < n && (uint64_t)v[j] - lo < width);
-        h->counts[b] += count * (uint64_t)(j - i);
+        counts[b % SUB] += count * (uint64_t)(j - i);
         i = j;
     }
     h->total += count * n;
@@ -89,11 +87,15 @@ int64_t sim_hist_percentile(const sim_hist_t *h, double q)
     if (rank > h->total)
         rank = h->total;
     uint64_t cum = 0;
-    for (size_t b = 0; b < h->n_buckets; b++) {
-        cum += h->counts[b];
-        if (cum >= rank) {
-            int64_t mid = bucket_mid(b);
-            return mid > h->max ? h->max : mid;
+    for (size_t g = 0; g < SIM_HIST_GROUPS; g++) {
+        if (!h->group[g])
+            continue;
+        for (size_t k = 0; k < SUB; k++) {
+            cum += h->group[g][k];
+            if (cum >= rank) {
+                int64_t mid = bucket_mid(g * SUB + k);
+                return mid > h->max ? h->max : mid;
+            }
         }
     }
     return h->max;

@@ -9,9 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Buckets come in groups of 1024 (group g holds buckets g * 1024 ..), each
+ * allocated when a value first lands in it: a run's values span a few
+ * octaves, so only their groups are ever touched. INT64_MAX's bucket is
+ * in group 53. */
+#define SIM_HIST_GROUPS 54
 typedef struct sim_hist {
-    uint64_t *counts;
-    size_t n_buckets; /* allocated */
+    uint64_t *group[SIM_HIST_GROUPS];
     uint64_t total;
     int64_t sum;      /* exact sum of values */
     int64_t max;

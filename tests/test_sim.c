@@ -870,6 +870,15 @@ START_TEST(test_hist_percentiles)
     ck_assert_double_eq_tol(sim_hist_mean(&h), 50000.5 * 1000, 1e-6);
     sim_hist_add(&h, 7, 3); /* small values are exact */
     ck_assert_int_eq(sim_hist_percentile(&h, 1e-9), 7);
+    /* Only the groups that values landed in exist: 1e3 .. 1e8 spans
+     * octaves 10 to 26, buckets 0 .. 17 x 1024 + 1023. */
+    for (size_t g = 0; g < SIM_HIST_GROUPS; g++)
+        ck_assert_int_eq(h.group[g] != NULL, g <= 17);
+    /* The largest value has a bucket (the last group's), reported within
+     * 0.1% like any other. */
+    sim_hist_add(&h, INT64_MAX, 1);
+    ck_assert_ptr_nonnull(h.group[SIM_HIST_GROUPS - 1]);
+    ck_assert_int_ge(sim_hist_percentile(&h, 1.0), INT64_MAX - INT64_MAX / 1024);
     sim_hist_free(&h);
 }
 END_TEST
@@ -905,9 +914,11 @@ START_TEST(test_hist_add_each_vs_one_by_one)
         ck_assert_uint_eq(a.total, b.total);
         ck_assert_int_eq(a.sum, b.sum);
         ck_assert_int_eq(a.max, b.max);
-        size_t nb = a.n_buckets > b.n_buckets ? a.n_buckets : b.n_buckets;
-        for (size_t k = 0; k < nb; k++)
-            ck_assert_uint_eq(k < a.n_buckets ? a.counts[k] : 0, k < b.n_buckets ? b.counts[k] : 0);
+        for (size_t g = 0; g < SIM_HIST_GROUPS; g++) {
+            ck_assert_int_eq(a.group[g] != NULL, b.group[g] != NULL);
+            for (size_t k = 0; a.group[g] && k < 1024; k++)
+                ck_assert_uint_eq(a.group[g][k], b.group[g][k]);
+        }
         sim_hist_free(&a);
         sim_hist_free(&b);
     }
