@@ -55,7 +55,8 @@ void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count
 {
     if (count == 0)
         return;
-    int64_t sum = 0, mx = h->max;
+    __int128 sum = 0;
+    int64_t mx = h->max;
     for (size_t i = 0; i < n;) {
         SIM_ASSERT(v[i] >= 0);
         uint64_t u = (uint64_t)v[i];
@@ -73,7 +74,7 @@ void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count
         i = j;
     }
     h->total += count * n;
-    h->sum += sum * (int64_t)count;
+    h->sum += sum * count;
     h->max = mx;
 }
 

@@ -17,7 +17,8 @@
 typedef struct sim_hist {
     uint64_t *group[SIM_HIST_GROUPS];
     uint64_t total;
-    int64_t sum;      /* exact sum of values */
+    __int128 sum;     /* exact sum of values (a GCC extension: 64 bits
+                       * overflow at 292 years of summed ns) */
     int64_t max;
 } sim_hist_t;
 
