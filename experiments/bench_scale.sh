@@ -12,13 +12,15 @@
 #     outputs compared; budgets 90 s wall, 4 GiB. BENCH_DAY_S=SECONDS runs
 #     only the first SECONDS of the day (default 600; 86400 is the whole
 #     day) and extrapolates the wall time linearly.
-# Ratios are medians over BENCH_REPEAT (default 3) interleaved rounds.
+# Ratios are medians over BENCH_REPEAT (default 7) interleaved rounds:
+# single runs on a shared or virtual machine move by a quarter, and a
+# round of the three sizes takes well under a second.
 . "$(dirname "$0")/lib.sh"
 FLOOR=${FLOOR:?set FLOOR to the trace_floor program (make bench builds it)}
 trace=$(trace_file conversation_trace)
 out="$ROOT/build/bench/scale"
 fresh_dir "$out"
-rep=${BENCH_REPEAT:-3}
+rep=${BENCH_REPEAT:-7}
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 r3() { awk -v x="$1" 'BEGIN { printf "%.3f", x }'; }
 json_num() { sed -n "s/^ *\"$2\": *\([0-9.eE+-]*\),*$/\1/p" "$1" | head -1; }
