@@ -261,7 +261,9 @@ static void heap_compact(sim_kvpool_t *p, kv_tier_t *t)
     kv_heap_heapify(t->heap, k);
 }
 
-static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+/* Out of line: inlined into order_add, its key buffers' frame and saved
+ * registers were paid by every recency-order insert too. */
+__attribute__((noinline)) static void heap_push(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 {
     const kv_entry_t *x = &p->e[ei];
     if (t->n_heap >= 2 * (size_t)t->n_ordered + 64)

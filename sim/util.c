@@ -253,7 +253,7 @@ size_t sim_alloc_live_bytes(void) { return live_bytes; }
 size_t sim_alloc_live_count(void) { return live_count; }
 int sim_alloc_large_mapped(void) { return BIG_MAPS; }
 
-void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
+void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
 {
     if (need <= *cap)
         return;

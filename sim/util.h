@@ -61,8 +61,15 @@ size_t sim_alloc_live_count(void);
 int sim_alloc_large_mapped(void);
 
 /* Grow *arr (element size elem) so it holds at least need elements;
- * *cap is updated. Doubling growth: amortized O(1). */
-void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *label);
+ * *cap is updated. Doubling growth: amortized O(1). The test that it
+ * already does is inline: hot appends (pool entries, event records) make
+ * it on every call and grow a handful of times. */
+void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *label);
+static inline void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
+{
+    if (need > *cap)
+        sim_grow_to(arr, cap, need, elem, label);
+}
 
 /* Append ", name" (or "name" first) to buf of size len at *off, for
  * the lists of valid names in error messages; truncates safely. */
