@@ -14,7 +14,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: trace_floor TRACE.jsonl[.zst]\n");
         return 2;
     }
-    sim_alloc_init(); /* the same process setup as the simulator's */
     double t0 = sim_thread_cpu_s();
     int64_t n;
     sim_err_t err;

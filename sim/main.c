@@ -973,7 +973,6 @@ static int command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    sim_alloc_init();
     /* An interrupted run leaves no partial output directory behind. */
     sim_out_install_signal_cleanup();
     int rc = command(argc, argv);

@@ -15,11 +15,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
-#include <stdatomic.h>
 
 typedef union alloc_hdr {
     struct {
@@ -149,71 +144,6 @@ static alloc_hdr_t *big_map(size_t len)
 #endif
 }
 
-/* ---- the C library's heap in huge pages ----
- * Blocks below BIG_MIN, the simulator's and every library's (cJSON's tree
- * of each trace line, zstd's window), come from glibc's heap, which grows
- * by brk and is first touched 4 KiB at a time. On a virtual machine such a
- * first touch costs 7-15 us (measured: 16 MiB touched page by page took
- * 60 ms, in transparent huge pages 1.2 ms), and a replay's small state
- * grows with the cluster: at 512P+512D the iteration rings, replica maps
- * and per-instance arrays made ~2,800 such faults, a fifth of the run.
- * sim_alloc_init has glibc serve blocks below 32 MiB from the heap rather
- * than from 4 KiB mappings of their own, grow it at least 8 MiB at a time
- * and keep up to 64 MiB freed at its top (not returned and faulted in
- * again), and advises it for THP; each later growth of the heap is advised
- * when the simulator's next allocation sees the break has moved. This is
- * what glibc's own glibc.malloc.hugetlb=1 tunable does from the
- * environment, which a program cannot set for itself. Threads other than
- * the first allocate from glibc's per-thread heaps, which stay as they
- * are. Advice only: contents, and so results, do not change. */
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && !SIM_UNDER_ASAN
-#define HEAP_ADVICE 1
-#else
-#define HEAP_ADVICE 0
-#endif
-#if HEAP_ADVICE
-#define SMALL_PAGE ((uintptr_t)4096)
-/* The break up to which the heap is advised; 0 until sim_alloc_init. */
-static atomic_uintptr_t heap_advised;
-#endif
-
-static void heap_advise(void)
-{
-#if HEAP_ADVICE
-    uintptr_t from = atomic_load_explicit(&heap_advised, memory_order_relaxed);
-    if (from == 0)
-        return;
-    uintptr_t to = (uintptr_t)sbrk(0);
-    if (to == (uintptr_t)-1 || to <= from)
-        return;
-    atomic_store_explicit(&heap_advised, to, memory_order_relaxed);
-    /* From the page the last advice ended in, so a huge page that
-     * straddles two growths is covered whole. */
-    uintptr_t lo = from & ~(SMALL_PAGE - 1), hi = (to + SMALL_PAGE - 1) & ~(SMALL_PAGE - 1);
-    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: speed only */
-#endif
-}
-
-int sim_alloc_init(void)
-{
-#if HEAP_ADVICE
-    if (atomic_load_explicit(&heap_advised, memory_order_relaxed) != 0)
-        return 1;
-    uintptr_t start = (uintptr_t)sbrk(0);
-    if (start == (uintptr_t)-1 || !mallopt(M_MMAP_THRESHOLD, 32 << 20) ||
-        !mallopt(M_TOP_PAD, 8 << 20) || !mallopt(M_TRIM_THRESHOLD, 64 << 20))
-        return 0;
-    /* The heap so far was touched 4 KiB at a time; advise from the next
-     * huge-page boundary on. */
-    uintptr_t from = (start + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    atomic_store_explicit(&heap_advised, from, memory_order_relaxed);
-    heap_advise();
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 /* A block of n bytes with its header set; *zeroed tells whether its
  * bytes are known to be zero. */
 static void *xalloc(size_t n, const char *label, int *zeroed)
@@ -229,7 +159,6 @@ static void *xalloc(size_t n, const char *label, int *zeroed)
     } else {
         h = malloc(sizeof *h + n);
         *zeroed = 0;
-        heap_advise();
     }
     if (!h)
         oom(n, label);
@@ -290,7 +219,6 @@ void *sim_xrealloc(void *p, size_t n, const char *label)
         nh = realloc(h, sizeof *nh + n);
         if (!nh)
             oom(n, label);
-        heap_advise();
     }
     nh->h.size = n;
     live_bytes = live_bytes - old + n;

@@ -59,11 +59,6 @@ size_t sim_alloc_live_count(void);
  * growth by moving pages, bytes starting on a 64-byte cache line); 0 under
  * AddressSanitizer or without the system calls (malloc's alignment). */
 int sim_alloc_large_mapped(void);
-/* Process-wide allocator setup, once, at the start of main (before any
- * thread): the C library's heap in transparent huge pages (sim/util.c).
- * Speed only; returns whether the heap is advised (0 where that is not
- * available: not glibc, not Linux, a sanitizer's allocator). */
-int sim_alloc_init(void);
 
 /* Grow *arr (element size elem) so it holds at least need elements;
  * *cap is updated. Doubling growth: amortized O(1). The test that it
