@@ -255,8 +255,6 @@ int sim_alloc_large_mapped(void) { return BIG_MAPS; }
 
 void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
 {
-    if (need <= *cap)
-        return;
     size_t n = *cap ? *cap : 8;
     while (n < need)
         n *= 2;

@@ -61,9 +61,10 @@ size_t sim_alloc_live_count(void);
 int sim_alloc_large_mapped(void);
 
 /* Grow *arr (element size elem) so it holds at least need elements;
- * *cap is updated. Doubling growth: amortized O(1). The test that it
- * already does is inline: hot appends (pool entries, event records) make
- * it on every call and grow a handful of times. */
+ * *cap is updated. Doubling growth: amortized O(1). The test whether it
+ * already holds them is inline: hot appends (pool entries, event records)
+ * make it on every call and grow a handful of times. sim_grow_to is the
+ * growth alone, for need > *cap. */
 void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *label);
 static inline void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
 {
