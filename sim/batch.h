@@ -58,20 +58,28 @@ static inline sim_req_t *sim_batch_pop(sim_batch_t *b) { return sim_batch_heap_p
 /* The finish iteration of the next member to finish; b->n > 0. */
 static inline int64_t sim_batch_top_finish(const sim_batch_t *b) { return b->heap[0].finish_iter; }
 
+/* Give the ring back to slab (a NULL ring is fine). */
+static inline void sim_batch_ring_free(sim_batch_t *b, sim_slab_t *slab)
+{
+    sim_slab_release(slab, b->ring, b->ring_cap * sizeof *b->ring);
+    b->ring = NULL;
+}
+
 /* Make the ring hold at least need iterations, keeping the entries of the
- * last old-capacity iterations. */
-static inline void sim_batch_ring_reserve(sim_batch_t *b, size_t need)
+ * last old-capacity iterations. Rings come from the instances' slab: one
+ * per instance, thousands of instances. */
+static inline void sim_batch_ring_reserve(sim_batch_t *b, size_t need, sim_slab_t *slab)
 {
     if (need <= b->ring_cap)
         return;
     size_t n = b->ring_cap ? b->ring_cap : 64;
     while (n < need)
         n *= 2;
-    sim_time_t *ring = sim_xcalloc(n, sizeof *ring, "iteration ring");
+    sim_time_t *ring = sim_slab_alloc(slab, n * sizeof *ring, "iteration ring");
     int64_t keep = (int64_t)b->ring_cap < b->iter ? (int64_t)b->ring_cap : b->iter;
     for (int64_t k = b->iter - keep; k < b->iter; k++)
         ring[(size_t)k & (n - 1)] = b->ring[(size_t)k & (b->ring_cap - 1)];
-    sim_free(b->ring);
+    sim_batch_ring_free(b, slab);
     b->ring = ring;
     b->ring_cap = n;
 }

@@ -262,21 +262,21 @@ static void span_cut(sim_cluster_t *c, decode_inst_t *d)
 }
 
 /* The ring holds need iterations; its marks follow it. */
-static void ring_reserve(decode_inst_t *d, size_t need)
+static void ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need)
 {
     size_t old = d->b.ring_cap;
     uint64_t *marks = d->marks;
-    sim_batch_ring_reserve(&d->b, need);
+    sim_batch_ring_reserve(&d->b, need, &c->rings);
     if (marks && d->b.ring_cap == old)
         return;
-    d->marks = sim_xcalloc(d->b.ring_cap / 64, sizeof *d->marks, "iteration marks");
+    d->marks = sim_slab_alloc(&c->rings, d->b.ring_cap / 64 * sizeof *d->marks, "iteration marks");
     int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
     for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
         size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
         if (marks[from / 64] >> (from % 64) & 1)
             d->marks[to / 64] |= UINT64_C(1) << (to % 64);
     }
-    sim_free(marks);
+    sim_slab_release(&c->rings, marks, old / 64 * sizeof *marks);
 }
 
 /* Admit waiting requests in FIFO order while the batch has a slot and the
@@ -309,7 +309,7 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
         r->stall_mark_ns = d->stall_ns;
         d->kv_used_tok += need;
         d->ctx_tok += r->input_tok + 1;
-        ring_reserve(d, (size_t)r->output_tok + 1);
+        ring_reserve(c, d, (size_t)r->output_tok + 1);
         sim_batch_push(&d->b, r);
         sim_grow((void **)&d->fresh, &d->cap_fresh, d->n_fresh + 1, sizeof *d->fresh,
                  "decode fresh");

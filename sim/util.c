@@ -262,6 +262,85 @@ void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *
     *cap = n;
 }
 
+/* ---- slab ---- */
+
+/* The first chunk is small (from the C library's heap: a run with a few
+ * instances touches no more than it did before); the rest are one huge
+ * page each, their header included. */
+#define SLAB_FIRST ((size_t)256 << 10)
+#define SLAB_CHUNK (HUGE_PAGE - BIG_OFF)
+_Static_assert(SIM_SLAB_MAX <= SLAB_CHUNK, "the largest class fits a chunk");
+
+/* The class of a block of n bytes (1 .. SIM_SLAB_MAX): 64 << class >= n. */
+static int slab_class(size_t n)
+{
+    return n <= 64 ? 0 : 64 - __builtin_clzll((unsigned long long)(n - 1)) - 6;
+}
+
+static void slab_push(sim_slab_t *s, int c, void *p)
+{
+    memcpy(p, &s->free[c], sizeof(void *));
+    s->free[c] = p;
+}
+
+/* A new chunk with at least need bytes; what is left of the old one goes
+ * to the free lists in the largest pieces that fit. */
+static void slab_refill(sim_slab_t *s, size_t need, const char *label)
+{
+    while (s->left >= 64) {
+        int c = SIM_SLAB_CLASSES - 1;
+        while (((size_t)64 << c) > s->left)
+            c--;
+        slab_push(s, c, s->cur);
+        s->cur += (size_t)64 << c;
+        s->left -= (size_t)64 << c;
+    }
+    size_t len = s->n_chunks == 0 && need <= SLAB_FIRST ? SLAB_FIRST : SLAB_CHUNK;
+    sim_grow((void **)&s->chunks, &s->cap_chunks, s->n_chunks + 1, sizeof *s->chunks,
+             "slab chunks");
+    s->cur = sim_xmalloc(len, label);
+    s->chunks[s->n_chunks++] = s->cur;
+    s->left = len;
+}
+
+void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label)
+{
+    if (SIM_UNDER_ASAN || n == 0 || n > SIM_SLAB_MAX)
+        return sim_xcalloc(1, n, label);
+    int c = slab_class(n);
+    size_t sz = (size_t)64 << c;
+    void *p = s->free[c];
+    if (p) {
+        memcpy(&s->free[c], p, sizeof(void *));
+    } else {
+        if (s->left < sz)
+            slab_refill(s, sz, label);
+        p = s->cur;
+        s->cur += sz;
+        s->left -= sz;
+    }
+    memset(p, 0, n);
+    return p;
+}
+
+void sim_slab_release(sim_slab_t *s, void *p, size_t n)
+{
+    if (!p)
+        return;
+    if (SIM_UNDER_ASAN || n == 0 || n > SIM_SLAB_MAX)
+        sim_free(p);
+    else
+        slab_push(s, slab_class(n), p);
+}
+
+void sim_slab_free(sim_slab_t *s)
+{
+    for (size_t i = 0; i < s->n_chunks; i++)
+        sim_free(s->chunks[i]);
+    sim_free(s->chunks);
+    memset(s, 0, sizeof *s);
+}
+
 void sim_names_append(char *buf, size_t len, size_t *off, const char *name)
 {
     if (*off >= len)

@@ -72,6 +72,32 @@ static inline void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, c
         sim_grow_to(arr, cap, need, elem, label);
 }
 
+/* A slab: zeroed blocks of power-of-two sizes, 64 bytes up to
+ * SIM_SLAB_MAX, carved from a few large blocks, for many small arrays
+ * that live about as long as the slab (the decode instances' iteration
+ * rings): they share huge pages (see sim_alloc_large_mapped) instead of
+ * each faulting in its own 4 KiB pages. A released block is kept for the
+ * next request of its size class. Larger requests, and every request
+ * under AddressSanitizer (so that it still checks their bounds), go to
+ * sim_xcalloc and back to sim_free. Zero-initialize; not thread-safe
+ * (one per run). */
+#define SIM_SLAB_CLASSES 14
+#define SIM_SLAB_MAX ((size_t)64 << (SIM_SLAB_CLASSES - 1))
+typedef struct sim_slab {
+    void *free[SIM_SLAB_CLASSES]; /* released blocks by class, linked through their first word */
+    void **chunks;
+    size_t n_chunks, cap_chunks;
+    char *cur;   /* the newest chunk's bytes not yet carved */
+    size_t left;
+} sim_slab_t;
+/* n bytes, zeroed. */
+void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label);
+/* Give back p, from sim_slab_alloc(s, n); NULL is ignored. */
+void sim_slab_release(sim_slab_t *s, void *p, size_t n);
+/* Free the chunks; every block larger than SIM_SLAB_MAX must have been
+ * released. s is empty again. */
+void sim_slab_free(sim_slab_t *s);
+
 /* Append ", name" (or "name" first) to buf of size len at *off, for
  * the lists of valid names in error messages; truncates safely. */
 void sim_names_append(char *buf, size_t len, size_t *off, const char *name);

@@ -313,6 +313,56 @@ START_TEST(test_large_blocks)
 }
 END_TEST
 
+/* The slab: blocks zeroed (fresh, recycled, and past the first chunk),
+ * never overlapping, recycled by size class, larger ones from the
+ * allocator; nothing left live after every block is released and the
+ * slab freed. */
+START_TEST(test_slab)
+{
+    size_t live0 = sim_alloc_live_count(), bytes0 = sim_alloc_live_bytes();
+    sim_slab_t s = {0};
+    enum { N = 400 };
+    static unsigned char *blk[N];
+    static size_t len[N];
+    /* sizes from 1 byte to one past the largest class; 400 of them span
+     * several chunks */
+    for (size_t i = 0; i < N; i++) {
+        size_t n = i % 7 == 0 ? 1 + i : i % 7 == 1 ? 64 : i % 7 == 2 ? 65 : (size_t)1 << (8 + i % 7);
+        if (i == 5)
+            n = SIM_SLAB_MAX;
+        if (i == 6)
+            n = SIM_SLAB_MAX + 1;
+        len[i] = n;
+        blk[i] = sim_slab_alloc(&s, n, "test slab");
+        for (size_t k = 0; k < n; k++)
+            if (blk[i][k] != 0)
+                ck_abort_msg("block %zu (%zu bytes) not zero at %zu", i, n, k);
+        memset(blk[i], (int)(i % 251) + 1, n);
+    }
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; k < len[i]; k++)
+            if (blk[i][k] != (unsigned char)(i % 251 + 1))
+                ck_abort_msg("block %zu overwritten at %zu", i, k);
+    /* a released block comes back for its class, zeroed */
+    if (!SIM_UNDER_ASAN) {
+        unsigned char *old = blk[3];
+        sim_slab_release(&s, blk[3], len[3]);
+        blk[3] = sim_slab_alloc(&s, len[3] - 1, "test slab again");
+        ck_assert_ptr_eq(blk[3], old);
+        len[3]--;
+        for (size_t k = 0; k < len[3]; k++)
+            ck_assert_uint_eq(blk[3][k], 0);
+    }
+    sim_slab_release(&s, NULL, 64);
+    for (size_t i = 0; i < N; i++)
+        sim_slab_release(&s, blk[i], len[i]);
+    sim_slab_free(&s);
+    ck_assert_uint_eq(s.n_chunks, 0);
+    ck_assert_uint_eq(sim_alloc_live_count(), live0);
+    ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0);
+}
+END_TEST
+
 /* summary.json, which holds no wall-clock time (that is timing.json's). */
 static char *summary_sans_wall(const char *dir)
 {
@@ -1020,6 +1070,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_decode_admission);
     tcase_add_test(tc, test_conservation_and_no_leaks);
     tcase_add_test(tc, test_large_blocks);
+    tcase_add_test(tc, test_slab);
     tcase_add_test(tc, test_deterministic_outputs);
     tcase_add_test(tc, test_policies_differ);
     tcase_add_test(tc, test_bad_trace_leaves_nothing);
