@@ -150,6 +150,31 @@ size_t sim_fmt_i64(char *out, int64_t v)
     return n;
 }
 
+/* Below this, (double)ns / 1e9 at 6 decimals rounds as ns / 1000 does.
+ * The double is ns / 1e9 within a relative 2^-53 (ns itself is exact,
+ * under 2^53, and the division is correctly rounded), so scaled by 1e6 it
+ * is ns / 1000 within ns / 1000 x 2^-53 < 2^50 / 1000 x 2^-53 = 1/8000:
+ * less than the 1/1000 that separates ns / 1000 from the nearest half
+ * unless ns % 1000 is 500. Those exact ties (the double may fall either
+ * side of the half, or on it) and everything from 2^50 ns (13 days) up
+ * take the exact path. */
+#define NS_FAST_MAX ((int64_t)1 << 50)
+
+size_t sim_fmt_ns_s6(char *out, int64_t ns)
+{
+    if (ns < 0 || ns >= NS_FAST_MAX || ns % 1000 == 500)
+        return sim_fmt_fixed(out, (double)ns / 1e9, 6);
+    uint64_t u = (uint64_t)ns;
+    uint64_t us = u / 1000 + (u % 1000 > 500);
+    uint64_t w = us / 1000000, f = us - w * 1000000;
+    size_t n = put_u64(out, w);
+    out[n++] = '.';
+    put_digits(out + n, f, 6);
+    n += 6;
+    out[n] = '\0';
+    return n;
+}
+
 static char *room(sim_fmt_line_t *l, size_t need)
 {
     if (l->len + need + 1 > l->cap)
@@ -163,6 +188,11 @@ void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals)
 }
 
 void sim_fmt_int(sim_fmt_line_t *l, int64_t v) { l->len += sim_fmt_i64(room(l, 24), v); }
+
+void sim_fmt_ns_sec6(sim_fmt_line_t *l, int64_t ns)
+{
+    l->len += sim_fmt_ns_s6(room(l, SIM_FMT_NUM), ns);
+}
 
 void sim_fmt_char(sim_fmt_line_t *l, char ch)
 {

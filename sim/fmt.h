@@ -24,6 +24,10 @@
 size_t sim_fmt_fixed(char *out, double x, int decimals);
 /* v in decimal; out holds at least 21 bytes. Returns the length. */
 size_t sim_fmt_i64(char *out, int64_t v);
+/* ns nanoseconds as seconds with 6 decimals: the bytes of
+ * sim_fmt_fixed(out, (double)ns / 1e9, 6), in integers where that is
+ * exact (see sim/fmt.c). out holds at least SIM_FMT_NUM bytes. */
+size_t sim_fmt_ns_s6(char *out, int64_t ns);
 
 /* A line under construction: fields appended, then written with one
  * fwrite. Grows as needed (a time-series row has one column per instance). */
@@ -34,6 +38,7 @@ typedef struct sim_fmt_line {
 
 void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals);
 void sim_fmt_int(sim_fmt_line_t *l, int64_t v);
+void sim_fmt_ns_sec6(sim_fmt_line_t *l, int64_t ns);
 void sim_fmt_str(sim_fmt_line_t *l, const char *s);
 void sim_fmt_char(sim_fmt_line_t *l, char ch);
 /* Write the line to f and empty it (the buffer is kept). 0, or -1 when

@@ -95,10 +95,17 @@ static const char *status_name(sim_req_status_t s)
     return "active";
 }
 
-/* Fields of a requests.csv row: seconds with 6 decimals, integers. */
+/* Fields of a requests.csv row: seconds with 6 decimals (from a double,
+ * or from ns as s_of would make it, the same bytes), integers. */
 static void sec6(sim_fmt_line_t *l, double s)
 {
     sim_fmt_fix(l, s, 6);
+    sim_fmt_char(l, ',');
+}
+
+static void ns6(sim_fmt_line_t *l, sim_time_t ns)
+{
+    sim_fmt_ns_sec6(l, ns);
     sim_fmt_char(l, ',');
 }
 
@@ -115,7 +122,7 @@ static void csv_row(sim_metrics_t *m, const sim_req_t *r, sim_time_t ttft, sim_t
 {
     sim_fmt_line_t *l = &m->line;
     int_f(l, r->id);
-    sec6(l, s_of(r->arrival_ns));
+    ns6(l, r->arrival_ns);
     int_f(l, r->input_tok);
     int_f(l, r->output_tok);
     sim_fmt_str(l, status_name(r->status));
@@ -124,35 +131,36 @@ static void csv_row(sim_metrics_t *m, const sim_req_t *r, sim_time_t ttft, sim_t
     int_f(l, r->decode_inst);
     int_f(l, r->cached_tok);
     if (r->status == SIM_REQ_COMPLETED) {
-        const double v[] = {s_of(ttft), r->tbt_mean_s, r->tbt_p90_s, r->tbt_max_s, r->tbt_top10_s};
+        ns6(l, ttft);
+        const double v[] = {r->tbt_mean_s, r->tbt_p90_s, r->tbt_max_s, r->tbt_top10_s};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
             sec6(l, v[i]);
     } else {
         sim_fmt_str(l, ",,,,,");
     }
-    sec6(l, s_of(r->finish_ns));
+    ns6(l, r->finish_ns);
     if (prefilled) {
-        sec6(l, s_of(r->prefill_start_ns - r->arrival_ns));
-        sec6(l, s_of(prefill));
-        sec6(l, s_of(r->transfer_ns));
+        ns6(l, r->prefill_start_ns - r->arrival_ns);
+        ns6(l, prefill);
+        ns6(l, r->transfer_ns);
         int_f(l, r->cached_dram_tok);
         int_f(l, r->cached_ssd_tok);
-        sec6(l, s_of(r->load_ns));
+        ns6(l, r->load_ns);
         int_f(l, r->fetched_tok);
-        sec6(l, s_of(r->fetch_src >= 0 ? r->fetch_ns : 0));
+        ns6(l, r->fetch_src >= 0 ? r->fetch_ns : 0);
     } else {
         sim_fmt_str(l, ",,,,,,,,");
     }
     if (r->status == SIM_REQ_COMPLETED && r->output_tok > 1 && r->kv_ready_ns > 0) {
-        sec6(l, s_of(r->kv_ready_ns));
-        sec6(l, s_of(r->decode_load_ns));
-        sec6(l, s_of(r->decode_join_ns));
+        ns6(l, r->kv_ready_ns);
+        ns6(l, r->decode_load_ns);
+        ns6(l, r->decode_join_ns);
     } else {
         sim_fmt_str(l, ",,,");
     }
     int_f(l, r->preemptions);
     int_f(l, r->prefill_stalls);
-    sim_fmt_fix(l, s_of(r->prefill_stall_ns), 6);
+    sim_fmt_ns_sec6(l, r->prefill_stall_ns);
     sim_fmt_char(l, '\n');
     (void)sim_fmt_put(l, m->csv); /* a failed write shows on the stream, at commit */
 }

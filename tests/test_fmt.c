@@ -67,6 +67,51 @@ START_TEST(test_fixed_matches_printf)
 }
 END_TEST
 
+/* Seconds from ns through integers: the bytes of printf("%.6f") of the
+ * double ns / 1e9 for random ns, exact ties at the microsecond (which
+ * take the double's path), their neighbours, and both sides of the fast
+ * path's bound. */
+START_TEST(test_ns_seconds_match_printf)
+{
+    char a[SIM_FMT_NUM], b[SIM_FMT_NUM];
+    for (long i = 0; i < 600000; i++) {
+        int64_t ns;
+        switch (i % 4) {
+        case 0:
+            ns = (int64_t)(rnd() % 4000000000000000ull);
+            break;
+        case 1: /* a tie at the microsecond, or next to one */
+            ns = (int64_t)(rnd() % 100000000000000ull) / 1000 * 1000 + 499 + (int64_t)(rnd() % 3);
+            break;
+        case 2:
+            ns = (int64_t)(rnd() % 10000000ull);
+            break;
+        default: /* around the bound (2^50) and 2^53 */
+            ns = ((int64_t)1 << (50 + (int)(rnd() % 4))) - 2000 + (int64_t)(rnd() % 4000);
+            if (rnd() & 1)
+                ns = -ns;
+        }
+        sim_fmt_ns_s6(a, ns);
+        snprintf(b, sizeof b, "%.6f", (double)ns / 1e9);
+        ck_assert_msg(strcmp(a, b) == 0, "%lld ns: %s, printf %s", (long long)ns, a, b);
+    }
+    const int64_t sp[] = {0, 1, 499, 500, 501, 999, 1000, 1500, 999999500, 1000000000,
+                          INT64_MAX, INT64_MIN + 1, -500};
+    for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++) {
+        sim_fmt_ns_s6(a, sp[k]);
+        snprintf(b, sizeof b, "%.6f", (double)sp[k] / 1e9);
+        ck_assert_msg(strcmp(a, b) == 0, "%lld ns: %s, printf %s", (long long)sp[k], a, b);
+    }
+    sim_fmt_line_t l = {0};
+    sim_fmt_ns_sec6(&l, 1234567890);
+    sim_fmt_char(&l, ',');
+    sim_fmt_ns_sec6(&l, 2400);
+    l.buf[l.len] = '\0';
+    ck_assert_str_eq(l.buf, "1.234568,0.000002");
+    sim_fmt_line_free(&l);
+}
+END_TEST
+
 START_TEST(test_int_and_line)
 {
     const int64_t v[] = {0,  1,     -1,   INT64_MAX, INT64_MIN, 1234567890123LL, 9, 10, 99, 100,
@@ -113,6 +158,7 @@ Suite *test_fmt_suite(void)
     TCase *tc = tcase_create("fmt");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_fixed_matches_printf);
+    tcase_add_test(tc, test_ns_seconds_match_printf);
     tcase_add_test(tc, test_int_and_line);
     suite_add_tcase(s, tc);
     return s;
