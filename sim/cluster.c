@@ -323,6 +323,7 @@ void sim_cluster_free(sim_cluster_t *c)
     if (c->a.admit->free)
         c->a.admit->free(c->admit_st);
     c->a.system->free(c, c->system_st);
+    sim_slab_free(&c->rings);
     sim_free(c->scratch);
     sim_free(c->tbt_runs);
     sim_net_free(c->net);

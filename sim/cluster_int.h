@@ -128,7 +128,7 @@ struct sim_cluster {
     size_t cap_scratch;
     struct sim_tbt_run *tbt_runs; /* a finishing request's runs of intervals (sim/decode.c) */
     size_t cap_tbt_runs;
-    sim_slab_t rings; /* the decode instances' iteration rings and their marks */
+    sim_slab_t rings; /* the instances' iteration rings and marks; freed after the system */
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */
@@ -197,5 +197,7 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r);
 /* All of r's KV is in the decode node's DRAM: load it into VRAM, then
  * queue it for a batch. */
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r);
+/* Give instance d's iteration ring and marks back to the cluster's slab. */
+void sim_decode_rings_free(sim_cluster_t *c, decode_inst_t *d);
 
 #endif

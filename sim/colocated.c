@@ -101,7 +101,6 @@ struct coloc {
     sim_time_t cpu_step_ns; /* CPU time per step whatever its size */
     coloc_inst_t *inst;
     sim_kvpool_t *cache;    /* vllm_pc: the HBM prefix caches (one node each) */
-    sim_slab_t rings;       /* the instances' iteration rings */
     int rr;
 };
 
@@ -362,7 +361,7 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
     sim_grow((void **)&o->fresh, &o->cap_fresh, o->n_fresh + 1, sizeof *o->fresh, "coloc fresh");
     o->fresh[o->n_fresh++] = r;
     r->finish_iter = o->b.iter + (r->output_tok - r->gen_tok) - 1;
-    sim_batch_ring_reserve(&o->b, (size_t)(r->output_tok - r->gen_tok) + 1, &o->s->rings);
+    sim_batch_ring_reserve(&o->b, (size_t)(r->output_tok - r->gen_tok) + 1, &c->rings);
     run_add(o, r);
 }
 
@@ -459,18 +458,16 @@ static void *vllm_cp_init(sim_cluster_t *c, const void *p) { return coloc_new(c,
 
 static void coloc_free(sim_cluster_t *c, void *st)
 {
-    (void)c;
     coloc_t *s = st;
     if (!s)
         return;
     for (int i = 0; i < s->n; i++) {
         sim_free(s->inst[i].b.heap);
-        sim_batch_ring_free(&s->inst[i].b, &s->rings);
+        sim_batch_ring_free(&s->inst[i].b, &c->rings);
         sim_free(s->inst[i].step_pf);
         sim_free(s->inst[i].fresh);
     }
     sim_free(s->inst);
-    sim_slab_free(&s->rings);
     sim_kvpool_free(s->cache);
     sim_free(s);
 }

@@ -42,10 +42,8 @@ static void pd_free(sim_cluster_t *c, void *st)
         decode_inst_t *d = &c->dc[j];
         sim_free(d->b.heap);
         sim_free(d->fresh);
-        sim_slab_release(&c->rings, d->marks, d->b.ring_cap / 64 * sizeof *d->marks);
-        sim_batch_ring_free(&d->b, &c->rings);
+        sim_decode_rings_free(c, d);
     }
-    sim_slab_free(&c->rings);
     sim_free(c->pf);
     sim_free(c->dc);
     sim_dpick_free(c->dpick);
