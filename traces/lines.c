@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* ZSTD_createDStream_advanced and ZSTD_customMem: in the library since
+ * zstd 1.0 (exported by libzstd.so), declared only under this macro. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 /* Decoded-buffer size: zstd's recommended output size (one full block). */
@@ -29,7 +32,26 @@ struct trace_lines {
     size_t line_cap;
     int64_t lineno;
     int done;
+    const char *last;    /* the line last returned, while valid */
+    size_t last_len;
+    int again;           /* trace_lines_unread: return last once more */
 };
+
+/* zstd's buffers from the simulator's allocator: the window of a frame
+ * (its whole content, up to 8 MiB and more) is a large block and so
+ * comes in 2 MiB huge pages (sim/util.c), not one page fault per 4 KiB as
+ * it fills. */
+static void *zstd_alloc(void *opaque, size_t n)
+{
+    (void)opaque;
+    return sim_xmalloc(n, "zstd stream");
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+    (void)opaque;
+    sim_free(p);
+}
 
 static int read_error(trace_lines_t *r, sim_err_t *err)
 {
@@ -112,7 +134,8 @@ trace_lines_t *trace_lines_open(const char *path, sim_err_t *err)
     }
     static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
     if (n >= 4 && memcmp(r->buf, magic, 4) == 0) {
-        r->zd = ZSTD_createDStream();
+        r->zd = ZSTD_createDStream_advanced(
+            (ZSTD_customMem){.customAlloc = zstd_alloc, .customFree = zstd_free});
         SIM_ASSERT(r->zd != NULL); /* a fresh DStream needs no init */
         r->in_cap = SIM_MAX(ZSTD_DStreamInSize(), LINES_BUF_BYTES);
         r->in = sim_xmalloc(r->in_cap, "trace_lines.in");
@@ -140,8 +163,26 @@ static void line_append(trace_lines_t *r, size_t *len, const char *s, size_t n)
     *len += n;
 }
 
+/* The line that trace_lines_next returns, kept for trace_lines_unread. */
+static int give(trace_lines_t *r, char *s, size_t n, const char **line, size_t *len)
+{
+    s[n] = '\0';
+    if (n > 0 && s[n - 1] == '\r')
+        s[--n] = '\0';
+    *line = r->last = s;
+    *len = r->last_len = n;
+    return TRACE_OK;
+}
+
 int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t *err)
 {
+    if (r->again) {
+        r->again = 0;
+        *line = r->last;
+        *len = r->last_len;
+        return TRACE_OK;
+    }
+    r->last = NULL;
     if (r->done)
         return TRACE_END;
     size_t n_part = 0;
@@ -155,18 +196,10 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
                 size_t n = (size_t)(nl - s);
                 r->buf_pos += n + 1;
                 r->lineno++;
-                char *out = s;
-                if (partial) {
-                    line_append(r, &n_part, s, n);
-                    out = r->line;
-                    n = n_part;
-                }
-                out[n] = '\0';
-                if (n > 0 && out[n - 1] == '\r')
-                    out[--n] = '\0';
-                *line = out;
-                *len = n;
-                return TRACE_OK;
+                if (!partial)
+                    return give(r, s, n, line, len);
+                line_append(r, &n_part, s, n);
+                return give(r, r->line, n_part, line, len);
             }
             line_append(r, &n_part, s, avail);
             partial = 1;
@@ -183,13 +216,7 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
                 return TRACE_END;
             /* A last line without a newline. */
             r->lineno++;
-            size_t n = n_part;
-            r->line[n] = '\0';
-            if (n > 0 && r->line[n - 1] == '\r')
-                r->line[--n] = '\0';
-            *line = r->line;
-            *len = n;
-            return TRACE_OK;
+            return give(r, r->line, n_part, line, len);
         }
     }
 }
@@ -210,6 +237,12 @@ int trace_lines_next_nonblank(trace_lines_t *r, const char **line, size_t *len,
         if (rc != TRACE_OK || !is_blank(*line, *len))
             return rc;
     }
+}
+
+void trace_lines_unread(trace_lines_t *r)
+{
+    SIM_ASSERT(r->last != NULL && !r->again);
+    r->again = 1;
 }
 
 int64_t trace_lines_lineno(const trace_lines_t *r) { return r->lineno; }
