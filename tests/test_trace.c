@@ -147,6 +147,15 @@ START_TEST(test_lines_plain_and_zstd)
         ck_assert_str_eq(line, "");
         ck_assert_int_eq(trace_lines_next(r, &line, &len, &err), TRACE_OK);
         ck_assert_str_eq(line, "two");
+        /* Given back, a line returns once more with its number. */
+        trace_lines_unread(r);
+        ck_assert_int_eq(trace_lines_next(r, &line, &len, &err), TRACE_OK);
+        ck_assert_str_eq(line, "two");
+        ck_assert_uint_eq(len, 3);
+        ck_assert_int_eq(trace_lines_lineno(r), 3);
+        ck_assert_int_eq(trace_lines_next(r, &line, &len, &err), TRACE_OK);
+        ck_assert_uint_eq(len, big);
+        trace_lines_unread(r); /* one that spans refills, too */
         ck_assert_int_eq(trace_lines_next(r, &line, &len, &err), TRACE_OK);
         ck_assert_uint_eq(len, big);
         ck_assert_uint_eq(strlen(line), big);
@@ -237,6 +246,27 @@ START_TEST(test_mooncake_good_plain_zstd)
     rec_t *b = collect(t, &n2, &err);
     trace_close(t);
     assert_same(a, n1, b, n2);
+    /* Detected after blank lines: the reader that detection opened goes
+     * on from the first record, numbered as in the file. */
+    char *text2 = good_jsonl_text();
+    char *lead = malloc(strlen(text2) + 8);
+    strcpy(lead, "\n  \n");
+    strcat(lead, text2);
+    free(text2);
+    write_zstd(zst, sizeof zst, "lead.jsonl.zst", lead, 0);
+    free(lead);
+    size_t n3;
+    t = open_file(zst, "auto", &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    rec_t *c = collect(t, &n3, &err);
+    trace_close(t);
+    ck_assert_uint_eq(n3, n1);
+    for (size_t i = 0; i < n3; i++) {
+        ck_assert_int_eq(c[i].record, a[i].record + 2);
+        c[i].record = a[i].record;
+    }
+    assert_same(a, n1, c, n3);
+    free_recs(c, n3);
     ck_assert_uint_eq(n1, 5);
     const int64_t line[] = {1, 3, 4, 6, 7};
     const sim_time_t at[] = {0, 1500000, 1500000, 2000001, 1000000000};

@@ -33,6 +33,10 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
 int trace_lines_next_nonblank(trace_lines_t *r, const char **line, size_t *len,
                               sim_err_t *err);
 
+/* The line last returned is returned again, with its number, by the
+ * next call (format detection hands the reader on this way). */
+void trace_lines_unread(trace_lines_t *r);
+
 /* 1-based number of the line last returned (0 before the first). */
 int64_t trace_lines_lineno(const trace_lines_t *r);
 /* The path as given to trace_lines_open (owned by the reader). */

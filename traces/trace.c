@@ -59,7 +59,7 @@ void trace_source_names(char *buf, size_t len, int generators)
 
 /* Peek at the first non-blank decoded line of path and name its format.
  * NULL with err filled when it cannot be read or recognized. */
-static const trace_source_ops_t *detect(const char *path, sim_err_t *err)
+static const trace_source_ops_t *detect(const char *path, trace_lines_t **lines, sim_err_t *err)
 {
     trace_lines_t *r = trace_lines_open(path, err);
     if (!r)
@@ -81,13 +81,19 @@ static const trace_source_ops_t *detect(const char *path, sim_err_t *err)
     } else if (rc == TRACE_END) {
         sim_errf(err, "%s: no requests (the file is empty)", path);
     }
-    trace_lines_close(r);
+    if (ops && ops->open_lines) {
+        trace_lines_unread(r);
+        *lines = r;
+    } else {
+        trace_lines_close(r);
+    }
     return ops;
 }
 
 trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
 {
     const trace_source_ops_t *ops = NULL;
+    trace_lines_t *lines = NULL; /* the reader detection opened, handed on */
     char names[128];
     /* speed 0 means "not set" (a zeroed args struct replays at 1x). */
     double speed = args->speed == 0 ? 1.0 : args->speed;
@@ -114,7 +120,7 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
                 sim_errf(err, "$.trace: neither a trace file nor a generator is given");
                 return NULL;
             }
-            ops = detect(args->path, err);
+            ops = detect(args->path, &lines, err);
             if (!ops)
                 return NULL;
         }
@@ -139,7 +145,7 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
         sim_errf(err, "$.trace.path: missing (source '%s' reads a file)", ops->name);
         return NULL;
     }
-    void *state = ops->open(args, err);
+    void *state = lines ? ops->open_lines(args, lines, err) : ops->open(args, err);
     if (!state)
         return NULL;
     trace_t *t = sim_xcalloc(1, sizeof *t, "trace");

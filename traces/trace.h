@@ -69,6 +69,8 @@ typedef struct trace_open_args {
     int64_t output_cap; /* outputs cut to at most this many tokens; 0 = as recorded */
 } trace_open_args_t;
 
+struct trace_lines; /* a line reader (traces/lines.h), opaque here */
+
 /* A source plug-in. open returns its state (NULL with err filled on
  * error); next returns TRACE_OK / TRACE_END / TRACE_ERR; errors read
  * "file:line: message" for files and "$.trace.generator.x: message" for
@@ -82,6 +84,11 @@ typedef struct trace_source_ops {
      * input.mean). The config refuses a changed key it does not read. */
     const char *const *reads;
     void *(*open)(const trace_open_args_t *args, sim_err_t *err);
+    /* Optional, for a source that reads lines: as open, from the reader
+     * that format detection opened on args->path, its first non-blank
+     * line given back (the file is not opened and decompressed again).
+     * The source owns the reader, on success and on error. */
+    void *(*open_lines)(const trace_open_args_t *args, struct trace_lines *lines, sim_err_t *err);
     int (*next)(void *state, trace_req_t *out, sim_err_t *err);
     void (*close)(void *state);
 } trace_source_ops_t;
