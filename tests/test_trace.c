@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <zstd.h>
 
 #include "sim/util.h"
@@ -170,6 +172,66 @@ START_TEST(test_lines_plain_and_zstd)
         trace_lines_close(r);
     }
     free(text);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
+/* Records parsed into an arena: one past its size spills to malloc and
+ * grows it, values read back intact either way, what spilled is freed
+ * (spilling again and again does not add to the C library's bytes in
+ * use, which count its per-thread cache of freed blocks, so only a
+ * bound is checked), and bad JSON still says where it broke. */
+static void json_check(trace_json_arena_t *a, const char *text, size_t len, size_t n,
+                       size_t mul, size_t add, const char *x)
+{
+    const char *end = NULL;
+    cJSON *o = trace_json_parse(a, text, len, &end);
+    ck_assert_ptr_nonnull(o);
+    size_t i = 0;
+    const cJSON *id;
+    cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(o, "hash_ids")) {
+        ck_assert_double_eq(id->valuedouble, (double)(i * mul + add));
+        i++;
+    }
+    ck_assert_uint_eq(i, n);
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(o, "x")->valuestring, x);
+    trace_json_release(a, o);
+}
+
+START_TEST(test_json_arena)
+{
+    size_t live = sim_alloc_live_count();
+    size_t n_big = 20000; /* 20,000 nodes: well past the first arena */
+    size_t cap = n_big * 8 + 64;
+    char *big = malloc(cap);
+    size_t len = (size_t)snprintf(big, cap, "{\"hash_ids\": [");
+    for (size_t i = 0; i < n_big; i++)
+        len += (size_t)snprintf(big + len, cap - len, i ? ", %zu" : "%zu", i * 3);
+    len += (size_t)snprintf(big + len, cap - len, "], \"x\": \"end\"}");
+    char small[] = "{\"hash_ids\": [7, 8], \"x\": \"small\"}";
+    trace_json_arena_t a = {0};
+    size_t used[6];
+    for (int k = 0; k < 6; k++) { /* a fresh arena each time: every big one spills */
+        json_check(&a, small, strlen(small), 2, 1, 7, "small");
+        json_check(&a, big, len, n_big, 3, 0, "end");
+        ck_assert_uint_eq(a.spilled > 0, !SIM_UNDER_ASAN);
+        trace_json_arena_free(&a);
+        used[k] = mallinfo2().uordblks;
+    }
+    ck_assert_msg(used[5] < used[1] + 65536, "%zu bytes in use, then %zu", used[1], used[5]);
+    /* Grown, the arena holds the big one; the small one after it too. */
+    json_check(&a, big, len, n_big, 3, 0, "end");
+    json_check(&a, big, len, n_big, 3, 0, "end");
+    ck_assert_uint_eq(a.spilled, 0);
+    json_check(&a, small, strlen(small), 2, 1, 7, "small");
+    char bad[] = "{\"hash_ids\": [1, 2,, 3]}";
+    const char *end = NULL;
+    ck_assert_ptr_null(trace_json_parse(&a, bad, strlen(bad), &end));
+    ck_assert_ptr_nonnull(end);
+    ck_assert_int_eq(end - bad, 19);
+    trace_json_release(&a, NULL);
+    trace_json_arena_free(&a);
+    free(big);
     ck_assert_uint_eq(sim_alloc_live_count(), live);
 }
 END_TEST
@@ -1285,6 +1347,7 @@ Suite *test_trace_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_lines_plain_and_zstd);
     tcase_add_test(tc, test_lines_empty_and_missing);
+    tcase_add_test(tc, test_json_arena);
     tcase_add_test(tc, test_mooncake_good_plain_zstd);
     tcase_add_test(tc, test_mooncake_exact_timestamps);
     tcase_add_loop_test(tc, test_mooncake_errors, 0,

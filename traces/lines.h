@@ -47,6 +47,25 @@ int trace_lines_is_zstd(const trace_lines_t *r);
 /* Frees everything and closes the file; accepts NULL. */
 void trace_lines_close(trace_lines_t *r);
 
+/* ---- a record's JSON (json.c) ----
+ * trace_json_parse parses text[0..len) (NUL-terminated at len) with
+ * cJSON, its values allocated from the arena (a zeroed struct is an empty
+ * one, which the first parse sizes); *end as cJSON's return_parse_end.
+ * trace_json_release ends the use of what it returned (NULL included)
+ * before the next parse into the same arena. The arena grows to its
+ * largest record; trace_json_arena_free frees it. */
+struct cJSON;
+typedef struct trace_json_arena {
+    char *buf;
+    size_t cap, used;
+    size_t spilled; /* bytes of the current record past the arena (malloc'd) */
+} trace_json_arena_t;
+
+struct cJSON *trace_json_parse(trace_json_arena_t *a, const char *text, size_t len,
+                               const char **end);
+void trace_json_release(trace_json_arena_t *a, struct cJSON *obj);
+void trace_json_arena_free(trace_json_arena_t *a);
+
 /* The built-in sources, each defined in its own file. */
 extern const trace_source_ops_t trace_source_mooncake; /* mooncake.c */
 extern const trace_source_ops_t trace_source_azure;    /* azure.c */

@@ -23,6 +23,7 @@ typedef struct mc_state {
     uint64_t *blocks;
     size_t blocks_cap;
     sim_time_t prev_ns;
+    trace_json_arena_t arena; /* the current record's parsed values */
 } mc_state_t;
 
 static void mc_close(void *state)
@@ -31,6 +32,7 @@ static void mc_close(void *state)
     if (!s)
         return;
     trace_lines_close(s->lines);
+    trace_json_arena_free(&s->arena);
     sim_free(s->blocks);
     sim_free(s);
 }
@@ -326,14 +328,13 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
     const char *path = trace_lines_path(s->lines);
     long long line = (long long)trace_lines_lineno(s->lines);
     const char *end = NULL;
-    /* len + 1: cJSON checks for the terminating NUL inside the length. */
-    cJSON *obj = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    cJSON *obj = trace_json_parse(&s->arena, text, len, &end);
     if (!obj) {
         long long col = end ? (long long)(end - text) + 1 : 1;
         return sim_errf(err, "%s:%lld: bad JSON (column %lld)", path, line, col);
     }
     rc = mc_record(s, obj, text, out, path, line, err) == 0 ? TRACE_OK : TRACE_ERR;
-    cJSON_Delete(obj);
+    trace_json_release(&s->arena, obj);
     return rc;
 }
 

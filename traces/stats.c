@@ -160,10 +160,12 @@ typedef struct bench_sums {
     uint64_t ids;
 } bench_sums_t;
 
-/* 0, or -1 when line i is not a Mooncake record cJSON can read. */
-static int bench_cjson(const char *s, size_t len, bench_sums_t *sum)
+/* 0, or -1 when line i is not a Mooncake record cJSON can read; parsed
+ * as the reader parses, into the arena ctx. */
+static int bench_cjson(void *ctx, const char *s, size_t len, bench_sums_t *sum)
 {
-    cJSON *o = cJSON_ParseWithLength(s, len);
+    trace_json_arena_t *arena = ctx;
+    cJSON *o = trace_json_parse(arena, s, len, NULL);
     if (!o)
         return -1;
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "timestamp");
@@ -182,7 +184,7 @@ static int bench_cjson(const char *s, size_t len, bench_sums_t *sum)
         }
         rc = 0;
     }
-    cJSON_Delete(o);
+    trace_json_release(arena, o);
     return rc;
 }
 
@@ -191,13 +193,14 @@ int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err)
     trace_lines_t *r = trace_lines_open(path, err);
     if (!r)
         return -1;
+    trace_json_arena_t arena = {0};
     bench_sums_t sum = {0};
     const char *line;
     size_t len;
     int st;
     *lines = 0;
     while ((st = trace_lines_next_nonblank(r, &line, &len, err)) == TRACE_OK) {
-        if (bench_cjson(line, len, &sum) != 0) {
+        if (bench_cjson(&arena, line, len, &sum) != 0) {
             st = TRACE_ERR;
             sim_errf(err, "%s:%lld: not a Mooncake record", path,
                      (long long)trace_lines_lineno(r));
@@ -205,12 +208,14 @@ int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err)
         }
         (*lines)++;
     }
+    trace_json_arena_free(&arena);
     trace_lines_close(r);
     return st == TRACE_ERR ? -1 : 0;
 }
 
-static int bench_jansson(const char *s, size_t len, bench_sums_t *sum)
+static int bench_jansson(void *ctx, const char *s, size_t len, bench_sums_t *sum)
 {
+    (void)ctx;
     json_error_t jerr;
     json_t *o = json_loadb(s, len, 0, &jerr);
     if (!o)
@@ -236,11 +241,11 @@ static int bench_jansson(const char *s, size_t len, bench_sums_t *sum)
     return rc;
 }
 
-typedef int (*bench_fn)(const char *s, size_t len, bench_sums_t *sum);
+typedef int (*bench_fn)(void *ctx, const char *s, size_t len, bench_sums_t *sum);
 
 /* Best-of-BENCH_REPS seconds to parse all lines; -1 on a line it rejects
  * (*bad gets its index). */
-static double bench_run(bench_fn fn, const char *text, const size_t *off, const size_t *len,
+static double bench_run(bench_fn fn, void *ctx, const char *text, const size_t *off, const size_t *len,
                         const int64_t *lineno, size_t n, bench_sums_t *sum, int64_t *bad)
 {
     double best = INFINITY;
@@ -248,7 +253,7 @@ static double bench_run(bench_fn fn, const char *text, const size_t *off, const 
         bench_sums_t s = {0};
         double t0 = sim_mono_s();
         for (size_t i = 0; i < n; i++) {
-            if (fn(text + off[i], len[i], &s) < 0) {
+            if (fn(ctx, text + off[i], len[i], &s) < 0) {
                 *bad = lineno[i];
                 return -1;
             }
@@ -290,12 +295,14 @@ int trace_bench_parse(const char *path, FILE *out, sim_err_t *err)
         goto done;
     bench_sums_t sc = {0}, sj = {0};
     int64_t bad = 0;
-    double tc = bench_run(bench_cjson, text, off, len, lineno, n, &sc, &bad);
+    trace_json_arena_t arena = {0};
+    double tc = bench_run(bench_cjson, &arena, text, off, len, lineno, n, &sc, &bad);
+    trace_json_arena_free(&arena);
     if (tc < 0) {
         sim_errf(err, "%s:%lld: cJSON cannot read this Mooncake record", path, (long long)bad);
         goto done;
     }
-    double tj = bench_run(bench_jansson, text, off, len, lineno, n, &sj, &bad);
+    double tj = bench_run(bench_jansson, NULL, text, off, len, lineno, n, &sj, &bad);
     if (tj < 0) {
         sim_errf(err, "%s:%lld: jansson cannot read this Mooncake record", path, (long long)bad);
         goto done;
