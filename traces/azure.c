@@ -29,7 +29,7 @@ static void az_close(void *state)
     sim_free(s);
 }
 
-static void *az_open_lines(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
+static void *az_open(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
 {
     const char *text;
     size_t len;
@@ -46,12 +46,6 @@ static void *az_open_lines(const trace_open_args_t *args, trace_lines_t *lines, 
     }
     trace_lines_close(lines);
     return NULL;
-}
-
-static void *az_open(const trace_open_args_t *args, sim_err_t *err)
-{
-    trace_lines_t *lines = trace_lines_open(args->path, err);
-    return lines ? az_open_lines(args, lines, err) : NULL;
 }
 
 /* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
@@ -199,8 +193,7 @@ const trace_source_ops_t trace_source_azure = {
     .name = "azure",
     .help = "Azure LLM inference CSV: TIMESTAMP,ContextTokens,GeneratedTokens (no prefix sharing)",
     .is_generator = 0,
-    .open = az_open,
-    .open_lines = az_open_lines,
+    .open_lines = az_open,
     .next = az_next,
     .close = az_close,
 };

@@ -37,19 +37,13 @@ static void mc_close(void *state)
     sim_free(s);
 }
 
-static void *mc_open_lines(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
+static void *mc_open(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
 {
     (void)args;
     (void)err;
     mc_state_t *s = sim_xcalloc(1, sizeof *s, "mooncake");
     s->lines = lines;
     return s;
-}
-
-static void *mc_open(const trace_open_args_t *args, sim_err_t *err)
-{
-    trace_lines_t *lines = trace_lines_open(args->path, err);
-    return lines ? mc_open_lines(args, lines, err) : NULL;
 }
 
 /* An integer-valued length field in [1, max] into *v; 0 or -1. */
@@ -342,8 +336,7 @@ const trace_source_ops_t trace_source_mooncake = {
     .name = "mooncake",
     .help = "Mooncake JSONL: {timestamp ms, input_length, output_length, hash_ids}",
     .is_generator = 0,
-    .open = mc_open,
-    .open_lines = mc_open_lines,
+    .open_lines = mc_open,
     .next = mc_next,
     .close = mc_close,
 };

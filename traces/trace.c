@@ -57,8 +57,9 @@ void trace_source_names(char *buf, size_t len, int generators)
     }
 }
 
-/* Peek at the first non-blank decoded line of path and name its format.
- * NULL with err filled when it cannot be read or recognized. */
+/* Peek at the first non-blank decoded line of path and name its format;
+ * the reader, that line given back, goes to *lines for the source. NULL
+ * with err filled when it cannot be read or recognized. */
 static const trace_source_ops_t *detect(const char *path, trace_lines_t **lines, sim_err_t *err)
 {
     trace_lines_t *r = trace_lines_open(path, err);
@@ -81,7 +82,7 @@ static const trace_source_ops_t *detect(const char *path, trace_lines_t **lines,
     } else if (rc == TRACE_END) {
         sim_errf(err, "%s: no requests (the file is empty)", path);
     }
-    if (ops && ops->open_lines) {
+    if (ops) {
         trace_lines_unread(r);
         *lines = r;
     } else {
@@ -145,7 +146,9 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
         sim_errf(err, "$.trace.path: missing (source '%s' reads a file)", ops->name);
         return NULL;
     }
-    void *state = lines ? ops->open_lines(args, lines, err) : ops->open(args, err);
+    if (ops->open_lines && !lines && !(lines = trace_lines_open(args->path, err)))
+        return NULL;
+    void *state = ops->open_lines ? ops->open_lines(args, lines, err) : ops->open(args, err);
     if (!state)
         return NULL;
     trace_t *t = sim_xcalloc(1, sizeof *t, "trace");

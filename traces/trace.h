@@ -83,11 +83,13 @@ typedef struct trace_source_ops {
      * NULL-terminated; a name covers its sub-keys ("input" covers
      * input.mean). The config refuses a changed key it does not read. */
     const char *const *reads;
+    /* One of the two: open for a source that opens its input itself (the
+     * generators); open_lines for one that reads args->path line by line,
+     * given the reader trace_open opened (format detection's own, its
+     * first non-blank line given back, so a file is opened and
+     * decompressed once). The source owns the reader, on success and on
+     * error. */
     void *(*open)(const trace_open_args_t *args, sim_err_t *err);
-    /* Optional, for a source that reads lines: as open, from the reader
-     * that format detection opened on args->path, its first non-blank
-     * line given back (the file is not opened and decompressed again).
-     * The source owns the reader, on success and on error. */
     void *(*open_lines)(const trace_open_args_t *args, struct trace_lines *lines, sim_err_t *err);
     int (*next)(void *state, trace_req_t *out, sim_err_t *err);
     void (*close)(void *state);
