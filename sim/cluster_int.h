@@ -128,7 +128,9 @@ struct sim_cluster {
     size_t cap_scratch;
     struct sim_tbt_run *tbt_runs; /* a finishing request's runs of intervals (sim/decode.c) */
     size_t cap_tbt_runs;
-    sim_slab_t rings; /* the instances' iteration rings and marks; freed after the system */
+    sim_slab_t slab; /* small blocks that live as long as the run: the instances' iteration
+                      * rings and marks, the requests and their block ids; freed after
+                      * the system */
     sim_net_link_stats_t ts_prev[SIM_N_NET_LINKS]; /* at the last time-series row */
     sim_time_t ts_prev_ns;
     int64_t ts_rows, ts_max_rows; /* time-series rows written by ticks, and the bound */

@@ -361,7 +361,7 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
     sim_grow((void **)&o->fresh, &o->cap_fresh, o->n_fresh + 1, sizeof *o->fresh, "coloc fresh");
     o->fresh[o->n_fresh++] = r;
     r->finish_iter = o->b.iter + (r->output_tok - r->gen_tok) - 1;
-    sim_batch_ring_reserve(&o->b, (size_t)(r->output_tok - r->gen_tok) + 1, &c->rings);
+    sim_batch_ring_reserve(&o->b, (size_t)(r->output_tok - r->gen_tok) + 1, &c->slab);
     run_add(o, r);
 }
 
@@ -463,7 +463,7 @@ static void coloc_free(sim_cluster_t *c, void *st)
         return;
     for (int i = 0; i < s->n; i++) {
         sim_free(s->inst[i].b.heap);
-        sim_batch_ring_free(&s->inst[i].b, &c->rings);
+        sim_batch_ring_free(&s->inst[i].b, &c->slab);
         sim_free(s->inst[i].step_pf);
         sim_free(s->inst[i].fresh);
     }

@@ -269,24 +269,24 @@ static void ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need)
 {
     size_t old = d->b.ring_cap;
     uint64_t *marks = d->marks;
-    sim_batch_ring_reserve(&d->b, need, &c->rings);
+    sim_batch_ring_reserve(&d->b, need, &c->slab);
     if (marks && d->b.ring_cap == old)
         return;
-    d->marks = sim_slab_alloc(&c->rings, marks_bytes(d->b.ring_cap), "iteration marks");
+    d->marks = sim_slab_alloc(&c->slab, marks_bytes(d->b.ring_cap), "iteration marks");
     int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
     for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
         size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
         if (marks[from / 64] >> (from % 64) & 1)
             d->marks[to / 64] |= UINT64_C(1) << (to % 64);
     }
-    sim_slab_release(&c->rings, marks, marks_bytes(old));
+    sim_slab_release(&c->slab, marks, marks_bytes(old));
 }
 
 void sim_decode_rings_free(sim_cluster_t *c, decode_inst_t *d)
 {
-    sim_slab_release(&c->rings, d->marks, marks_bytes(d->b.ring_cap));
+    sim_slab_release(&c->slab, d->marks, marks_bytes(d->b.ring_cap));
     d->marks = NULL;
-    sim_batch_ring_free(&d->b, &c->rings);
+    sim_batch_ring_free(&d->b, &c->slab);
 }
 
 /* Admit waiting requests in FIFO order while the batch has a slot and the
