@@ -78,8 +78,8 @@ static _Noreturn void oom(size_t n, const char *label)
     abort();
 }
 
-/* Large blocks (1 MiB and up, such as the pool's entries and its index)
- * get mappings of their own, in whole 2 MiB huge pages at 2 MiB
+/* Large blocks (1 MiB and up, such as the pool's entries and its index,
+ * and blocks that grow to 256 KiB or more) get mappings of their own, in whole 2 MiB huge pages at 2 MiB
  * boundaries, advised for transparent huge pages. Such a block is touched
  * page by page as it fills, and each first touch of a 4 KiB page is a
  * fault that the kernel serves and zeroes: on a virtual machine, about a
@@ -91,14 +91,22 @@ static _Noreturn void oom(size_t n, const char *label)
  * ignored; where mappings are not available (not Linux), and under
  * AddressSanitizer (which checks the bounds of what malloc gives), large
  * blocks come from malloc like the rest. Contents, and so results, do not
- * change. */
+ * change.
+ * An array that doubles its way past BIG_GROW is usually still growing
+ * (the pool's entries, its index, the hash maps' slots): in the C
+ * library's heap each of its new pages would be a fault of its own, so it
+ * moves to a mapping then. Blocks allocated at that size and never grown
+ * stay in the heap, which hands out memory other blocks freed, already
+ * touched. */
 #if defined(MADV_HUGEPAGE) && defined(MREMAP_FIXED) && defined(MAP_ANONYMOUS) && \
     !SIM_UNDER_ASAN
 #define BIG_MAPS 1
 #define BIG_MIN ((size_t)1 << 20)
+#define BIG_GROW ((size_t)256 << 10)
 #else
 #define BIG_MAPS 0
 #define BIG_MIN SIZE_MAX
+#define BIG_GROW SIZE_MAX
 #endif
 #define HUGE_PAGE ((size_t)2 << 20)
 /* A large block's bytes start a cache line into its mapping, its header
@@ -197,7 +205,7 @@ void *sim_xrealloc(void *p, size_t n, const char *label)
     alloc_hdr_t *nh;
     if (h->h.map && sizeof *h + n <= h->h.map) {
         nh = h; /* fits its mapping (a large block never shrinks) */
-    } else if (h->h.map || n >= BIG_MIN) {
+    } else if (h->h.map || n >= BIG_MIN || (n >= BIG_GROW && n > old)) {
         size_t map = big_len(n);
         nh = map ? big_map(map) : NULL;
         if (!nh)
