@@ -44,7 +44,7 @@ static void grow(sim_hmap_t *m)
 {
     sim_hmap_t old = *m;
     size_t cap = old.cap ? old.cap * 2 : 64;
-    m->slots = sim_xcalloc(cap, sizeof *m->slots, "hmap slots");
+    m->slots = sim_xcalloc_grown(cap, sizeof *m->slots, "hmap slots");
     m->cap = cap;
     for (size_t i = 0; i < old.cap; i++)
         if (old.slots[i].used)

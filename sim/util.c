@@ -154,13 +154,13 @@ static alloc_hdr_t *big_map(size_t len)
 
 /* A block of n bytes with its header set; *zeroed tells whether its
  * bytes are known to be zero. */
-static void *xalloc(size_t n, const char *label, int *zeroed)
+static void *xalloc(size_t n, size_t big, const char *label, int *zeroed)
 {
     if (n > SIZE_MAX - sizeof(alloc_hdr_t))
         oom(n, label);
     alloc_hdr_t *h;
     size_t map = 0;
-    if (n >= BIG_MIN) {
+    if (n >= big) {
         map = big_len(n);
         h = map ? big_map(map) : NULL;
         *zeroed = 1;
@@ -180,18 +180,28 @@ static void *xalloc(size_t n, const char *label, int *zeroed)
 void *sim_xmalloc(size_t n, const char *label)
 {
     int zeroed;
-    return xalloc(n, label, &zeroed);
+    return xalloc(n, BIG_MIN, label, &zeroed);
 }
 
-void *sim_xcalloc(size_t n, size_t size, const char *label)
+static void *xcalloc(size_t n, size_t size, size_t big, const char *label)
 {
     if (size && n > SIZE_MAX / size)
         oom(SIZE_MAX, label);
     int zeroed;
-    void *p = xalloc(n * size, label, &zeroed);
+    void *p = xalloc(n * size, big, label, &zeroed);
     if (!zeroed)
         memset(p, 0, n * size);
     return p;
+}
+
+void *sim_xcalloc(size_t n, size_t size, const char *label)
+{
+    return xcalloc(n, size, BIG_MIN, label);
+}
+
+void *sim_xcalloc_grown(size_t n, size_t size, const char *label)
+{
+    return xcalloc(n, size, BIG_GROW, label);
 }
 
 void *sim_xrealloc(void *p, size_t n, const char *label)

@@ -48,6 +48,10 @@ _Noreturn void sim_assert_fail(const char *expr, const char *file, int line);
 void *sim_xmalloc(size_t n, const char *label);
 void *sim_xcalloc(size_t n, size_t size, const char *label);
 void *sim_xrealloc(void *p, size_t n, const char *label);
+/* sim_xcalloc for the next, larger block of something that grows by
+ * replacing its block (a hash map's slots): from the size at which
+ * sim_xrealloc moves a growing block to a mapping of its own, so does it. */
+void *sim_xcalloc_grown(size_t n, size_t size, const char *label);
 char *sim_xstrdup(const char *s, const char *label);
 void sim_free(void *p);
 
