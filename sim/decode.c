@@ -20,6 +20,7 @@
  * which of the two scheduling events ran first); it takes two coincidences
  * to the nanosecond. */
 #include "sim/cluster_int.h"
+#include "sim/hist.h"
 #include "sim/reqq.h"
 
 #include <math.h>
@@ -351,6 +352,42 @@ static void iter_end(sim_cluster_t *c, decode_inst_t *d, sim_time_t t)
     d->iter_start_ns = t;
 }
 
+/* Iteration j's time, from the ring: its end less the previous one's. */
+static sim_time_t iter_ns(const decode_inst_t *d, int64_t j)
+{
+    return sim_batch_ring_at(&d->b, j) - sim_batch_ring_at(&d->b, j - 1);
+}
+
+/* The token intervals of iterations lo..hi, which never fall (no mark
+ * between), each for count members, into the TBT histogram: per bucket
+ * they reach, a binary search for its last and one add, so a span costs
+ * its buckets (a few: an iteration grows by one token per member), not
+ * its iterations. A run's sum telescopes to a difference of two ends. */
+static void span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t hi,
+                     uint64_t count)
+{
+    while (lo <= hi) {
+        sim_time_t v = iter_ns(d, lo);
+        uint64_t end = sim_hist_bucket_end(v);
+        int64_t a = lo, b = hi; /* the last in the bucket: a is, b is not */
+        if ((uint64_t)iter_ns(d, hi) < end) {
+            a = hi;
+        } else {
+            while (b - a > 1) {
+                int64_t mid = a + (b - a) / 2;
+                if ((uint64_t)iter_ns(d, mid) < end)
+                    a = mid;
+                else
+                    b = mid;
+            }
+        }
+        sim_metrics_tbt_run(c->m, v, (uint64_t)(a - lo + 1),
+                            sim_batch_ring_at(&d->b, a) - sim_batch_ring_at(&d->b, lo - 1),
+                            iter_ns(d, a), count);
+        lo = a + 1;
+    }
+}
+
 static void decode_iter_done(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
@@ -362,17 +399,16 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
     if (d->b.iter <= k) {
         /* The span's other iterations: no member is fresh and none waited
          * for a prefill, so each token interval is the iteration's time. */
-        size_t m = (size_t)(k - d->b.iter + 1);
-        sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
-        sim_time_t prev = d->iter_start_ns;
-        for (size_t j = 0; j < m; j++) {
-            sim_time_t t = j + 1 < m ? sim_batch_ring_at(&d->b, d->b.iter + (int64_t)j) : now;
-            c->scratch[j] = t - prev;
-            prev = t;
-        }
+        int64_t lo = d->b.iter;
+        size_t m = (size_t)(k - lo + 1);
         d->b.iter = k;
         sim_batch_iter_end(&d->b, now);
-        sim_metrics_decode_span(c->m, c->scratch, m, (int64_t)d->b.n);
+        sim_metrics_decode_span(c->m, m, (int64_t)d->b.n, now - d->iter_start_ns);
+        while (lo <= k) { /* between marks the intervals never fall */
+            int64_t end = next_mark(d, lo + 1, k);
+            span_tbt(c, d, lo, end - 1, (uint64_t)d->b.n);
+            lo = end;
+        }
         d->ctx_tok += (int64_t)m * (int64_t)d->b.n;
         d->iter_start_ns = now;
     }

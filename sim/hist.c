@@ -46,36 +46,28 @@ static uint64_t *group_of(sim_hist_t *h, size_t b)
     return h->group[g];
 }
 
-void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_each(h, &v, 1, count); }
+void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_run(h, v, 1, v, v, count); }
 
-/* A decode span's iteration times rise slowly, so neighbours mostly
- * share a bucket: each bucket met is found once and the values that
- * follow inside its range are only counted. */
-void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count)
+uint64_t sim_hist_bucket_end(int64_t v)
 {
-    if (count == 0)
+    SIM_ASSERT(v >= 0);
+    uint64_t u = (uint64_t)v;
+    int shift = bucket_shift(u);
+    return (u >> shift << shift) + (UINT64_C(1) << shift);
+}
+
+void sim_hist_add_run(sim_hist_t *h, int64_t v, uint64_t n, __int128 sum, int64_t mx,
+                      uint64_t count)
+{
+    SIM_ASSERT(v >= 0 && mx >= v && (uint64_t)mx < sim_hist_bucket_end(v));
+    if (n == 0 || count == 0)
         return;
-    __int128 sum = 0;
-    int64_t mx = h->max;
-    for (size_t i = 0; i < n;) {
-        SIM_ASSERT(v[i] >= 0);
-        uint64_t u = (uint64_t)v[i];
-        int shift = bucket_shift(u);
-        size_t b = bucket_at(u, shift);
-        uint64_t *counts = group_of(h, b);
-        uint64_t lo = u >> shift << shift, width = UINT64_C(1) << shift;
-        size_t j = i;
-        do {
-            sum += v[j];
-            mx = v[j] > mx ? v[j] : mx;
-            j++;
-        } while (j < n && (uint64_t)v[j] - lo < width);
-        counts[b % SUB] += count * (uint64_t)(j - i);
-        i = j;
-    }
+    uint64_t u = (uint64_t)v;
+    size_t b = bucket_at(u, bucket_shift(u));
+    group_of(h, b)[b % SUB] += count * n;
     h->total += count * n;
     h->sum += sum * count;
-    h->max = mx;
+    h->max = mx > h->max ? mx : h->max;
 }
 
 int64_t sim_hist_percentile(const sim_hist_t *h, double q)

@@ -26,8 +26,13 @@ void sim_hist_init(sim_hist_t *h);
 void sim_hist_free(sim_hist_t *h);
 /* Add value v (>= 0) count times. */
 void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count);
-/* sim_hist_add(h, v[i], count) for each of the n values. */
-void sim_hist_add_each(sim_hist_t *h, const int64_t *v, size_t n, uint64_t count);
+/* The least value above v (>= 0) in another bucket: the values in
+ * [v, sim_hist_bucket_end(v)) share v's bucket (2^63 for the last). */
+uint64_t sim_hist_bucket_end(int64_t v);
+/* n values of v's bucket, summing to sum, the largest mx, each added
+ * count times: sim_hist_add(h, x, count) for each of them does the same. */
+void sim_hist_add_run(sim_hist_t *h, int64_t v, uint64_t n, __int128 sum, int64_t mx,
+                      uint64_t count);
 /* Nearest-rank percentile, q in (0, 1]: the bucket holding the
  * ceil(q*total)-th smallest sample, reported at its midpoint (exact below
  * 2048, the max for the top bucket). 0 when empty. */

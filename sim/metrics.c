@@ -218,15 +218,17 @@ void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count)
 
 void sim_metrics_prefill_busy(sim_metrics_t *m, sim_time_t ns) { m->prefill_busy_ns += ns; }
 
-void sim_metrics_decode_span(sim_metrics_t *m, const sim_time_t *dur, size_t n_iter, int64_t batch)
+void sim_metrics_decode_span(sim_metrics_t *m, size_t n_iter, int64_t batch, sim_time_t busy_ns)
 {
-    sim_time_t busy = 0;
-    for (size_t i = 0; i < n_iter; i++)
-        busy += dur[i];
     m->decode_iters += (int64_t)n_iter;
     m->decode_batch_sum += batch * (int64_t)n_iter;
-    m->decode_busy_ns += busy;
-    sim_hist_add_each(&m->tbt, dur, n_iter, (uint64_t)batch);
+    m->decode_busy_ns += busy_ns;
+}
+
+void sim_metrics_tbt_run(sim_metrics_t *m, sim_time_t v, uint64_t n, sim_time_t sum, sim_time_t mx,
+                         uint64_t count)
+{
+    sim_hist_add_run(&m->tbt, v, n, sum, mx, count);
 }
 
 void sim_metrics_decode_iter(sim_metrics_t *m, sim_time_t ns, int64_t batch)

@@ -29,10 +29,15 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r);
 void sim_metrics_tbt(sim_metrics_t *m, sim_time_t interval_ns, uint64_t count);
 /* Busy time of one prefill (GPU time) / one decode iteration of batch. */
 void sim_metrics_prefill_busy(sim_metrics_t *m, sim_time_t ns);
-/* n_iter decode iterations of batch requests, none fresh: each took
- * dur[i], and each is a token interval of every member (as n_iter calls
- * of sim_metrics_decode_iter and sim_metrics_tbt would count them). */
-void sim_metrics_decode_span(sim_metrics_t *m, const sim_time_t *dur, size_t n_iter, int64_t batch);
+/* n_iter decode iterations of batch requests, busy_ns in all (as n_iter
+ * calls of sim_metrics_decode_iter would count them); their token
+ * intervals go in through sim_metrics_tbt_run. */
+void sim_metrics_decode_span(sim_metrics_t *m, size_t n_iter, int64_t batch, sim_time_t busy_ns);
+/* n token intervals that share v's histogram bucket (sim_hist_bucket_end),
+ * summing to sum, the largest mx, each count times (as sim_metrics_tbt
+ * for each would count them). */
+void sim_metrics_tbt_run(sim_metrics_t *m, sim_time_t v, uint64_t n, sim_time_t sum, sim_time_t mx,
+                         uint64_t count);
 void sim_metrics_decode_iter(sim_metrics_t *m, sim_time_t ns, int64_t batch);
 /* A prefill's prefix load: bytes read from DRAM and from SSD, and the
  * load's duration. */

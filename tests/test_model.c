@@ -598,6 +598,15 @@ START_TEST(test_decode_span_is_iterations)
     ck_assert_msg(c != NULL, "%s", err.msg);
     span_matches(c, "fitted, linear decode form");
     model_cost_free(c);
+    /* iterations of 2^31 ns and more (2.147483648 s): at batch 7 from
+     * context 12345 the times cross it inside the span */
+    a.calibration = calib_with_decode("span-2p31.json", "{\"coef\": [2.1462, 0, 1e-7]}");
+    c = model_cost_new("fitted", &a, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_int_lt(model_cost_decode_ns(c, 7, 12345), INT64_C(1) << 31);
+    ck_assert_int_gt(model_cost_decode_ns(c, 7, 12345 + 7 * 129), INT64_C(1) << 31);
+    span_matches(c, "fitted, iterations across 2^31 ns");
+    model_cost_free(c);
 }
 END_TEST
 

@@ -929,8 +929,7 @@ START_TEST(test_hist_percentiles)
      * 0.1% like any other; the sum stays exact past 64 bits. */
     sim_hist_init(&h);
     sim_hist_add(&h, INT64_MAX, 4);
-    int64_t big[] = {INT64_MAX, INT64_MAX, INT64_MAX};
-    sim_hist_add_each(&h, big, 3, 2);
+    sim_hist_add_run(&h, INT64_MAX, 3, (__int128)INT64_MAX * 3, INT64_MAX, 2);
     ck_assert_ptr_nonnull(h.group[SIM_HIST_GROUPS - 1]);
     ck_assert_int_ge(sim_hist_percentile(&h, 1.0), INT64_MAX - INT64_MAX / 1024);
     ck_assert_double_eq(sim_hist_mean(&h), (double)INT64_MAX);
@@ -938,17 +937,29 @@ START_TEST(test_hist_percentiles)
 }
 END_TEST
 
-/* Adding a list at once counts exactly what adding its values one by one
- * does: rising runs (a decode span's times, which share buckets), falls,
- * small exact values and bucket edges. */
-START_TEST(test_hist_add_each_vs_one_by_one)
+/* The bucket of a value by hist.h's rule, computed here on its own:
+ * below 2048 the value; else 1024 buckets per octave. */
+static size_t ref_bucket(uint64_t u)
+{
+    if (u < 2048)
+        return (size_t)u;
+    int shift = 63 - __builtin_clzll(u) - 10;
+    return (size_t)(shift + 1) * 1024 + (size_t)((u >> shift) - 1024);
+}
+
+/* Runs cut at sim_hist_bucket_end and added with sim_hist_add_run count
+ * what the bucket rule says value by value: rising runs (a decode span's
+ * times, which share buckets), falls, small exact values and bucket
+ * edges; and a run's end is the first value of the next bucket. */
+START_TEST(test_hist_add_run_vs_rule)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
+    static uint64_t want[SIM_HIST_GROUPS * 1024];
     for (int round = 0; round < 200; round++) {
-        sim_hist_t a, b;
+        sim_hist_t a;
         sim_hist_init(&a);
-        sim_hist_init(&b);
+        memset(want, 0, sizeof want);
         int64_t v[300];
         size_t n = gsl_rng_uniform_int(r, 300);
         int64_t x = (int64_t)gsl_rng_uniform_int(r, round % 2 ? 5000 : 40000000);
@@ -963,19 +974,33 @@ START_TEST(test_hist_add_each_vs_one_by_one)
         if (n > 0 && round % 3 == 0)
             v[n - 1] = INT64_C(1) << (11 + round % 40); /* a bucket's first value */
         uint64_t count = 1 + gsl_rng_uniform_int(r, 4);
-        sim_hist_add_each(&a, v, n, count);
-        for (size_t i = 0; i < n; i++)
-            sim_hist_add(&b, v[i], count);
-        ck_assert_uint_eq(a.total, b.total);
-        ck_assert(a.sum == b.sum);
-        ck_assert_int_eq(a.max, b.max);
-        for (size_t g = 0; g < SIM_HIST_GROUPS; g++) {
-            ck_assert_int_eq(a.group[g] != NULL, b.group[g] != NULL);
-            for (size_t k = 0; a.group[g] && k < 1024; k++)
-                ck_assert_uint_eq(a.group[g][k], b.group[g][k]);
+        __int128 sum = 0;
+        int64_t mx = 0;
+        for (size_t i = 0; i < n;) {
+            uint64_t end = sim_hist_bucket_end(v[i]);
+            ck_assert_uint_eq(ref_bucket(end), ref_bucket((uint64_t)v[i]) + 1);
+            ck_assert_uint_eq(ref_bucket(end - 1), ref_bucket((uint64_t)v[i]));
+            size_t j = i;
+            __int128 run_sum = 0;
+            int64_t run_max = v[i];
+            while (j < n && ref_bucket((uint64_t)v[j]) == ref_bucket((uint64_t)v[i])) {
+                run_sum += v[j];
+                run_max = v[j] > run_max ? v[j] : run_max;
+                want[ref_bucket((uint64_t)v[j])] += count;
+                j++;
+            }
+            sim_hist_add_run(&a, v[i], j - i, run_sum, run_max, count);
+            sum += run_sum;
+            mx = run_max > mx ? run_max : mx;
+            i = j;
         }
+        ck_assert_uint_eq(a.total, count * n);
+        ck_assert(a.sum == sum * count);
+        ck_assert_int_eq(a.max, mx);
+        for (size_t g = 0; g < SIM_HIST_GROUPS; g++)
+            for (size_t k = 0; k < 1024; k++)
+                ck_assert_uint_eq(a.group[g] ? a.group[g][k] : 0, want[g * 1024 + k]);
         sim_hist_free(&a);
-        sim_hist_free(&b);
     }
     gsl_rng_free(r);
 }
@@ -1081,7 +1106,7 @@ Suite *test_sim_suite(void)
     tcase_add_test(tc, test_stream_invariants);
     tcase_add_test(tc, test_tbt_stats_brute_force);
     tcase_add_test(tc, test_hist_percentiles);
-    tcase_add_test(tc, test_hist_add_each_vs_one_by_one);
+    tcase_add_test(tc, test_hist_add_run_vs_rule);
     tcase_add_test(tc, test_run_errors_located);
     tcase_add_test(tc, test_timeseries_bounded);
     tcase_add_test(tc, test_timeseries_skips_idle);
