@@ -234,13 +234,23 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
     t += iv[0];
     ring[slot] = t;
     marks[slot / 64] |= UINT64_C(1) << (slot % 64);
-    for (size_t j = 1; j < m; j++) {
-        t += iv[j];
-        slot = (slot + 1) & mask;
-        ring[slot] = t;
+    /* The rest a piece of the ring at a time (it wraps at most once):
+     * the end times, a running sum, then the marks, mostly none. */
+    for (size_t j = 1; j < m;) {
+        size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
+        sim_time_t *at = ring + from;
+        for (size_t q = 0; q < len; q++) {
+            t += iv[j + q];
+            at[q] = t;
+        }
         if (iv[j] < prev_iv)
-            marks[slot / 64] |= UINT64_C(1) << (slot % 64);
-        prev_iv = iv[j];
+            marks[from / 64] |= UINT64_C(1) << (from % 64);
+        for (size_t q = 1; q < len; q++)
+            if (iv[j + q] < iv[j + q - 1])
+                marks[(from + q) / 64] |= UINT64_C(1) << ((from + q) % 64);
+        prev_iv = iv[j + len - 1];
+        slot = from + len - 1;
+        j += len;
     }
     d->running = 1;
     d->iter_start_ns = now;
