@@ -32,6 +32,7 @@ typedef struct decode_inst {
      * span_end (sim/decode.c); their end times are in the ring ahead of
      * b.iter. span_end == b.iter when one iteration (or none) runs. */
     int64_t span_end;
+    int64_t span_planned;    /* span_end as the span started (a cut lowers span_end) */
     uint64_t span_seq;       /* sequence number of the span's event */
     sim_event_id_t span_ev;  /* its id */
     int step_mode;           /* 0: not yet read; 1: one event per iteration; 2: spans */
@@ -39,6 +40,10 @@ typedef struct decode_inst {
      * entry less the one before) may be shorter than iteration k - 1's;
      * between marks the intervals never fall (sim/decode.c). */
     uint64_t *marks;
+    /* The running span's token intervals after its first, cut where
+     * they fall or leave a TBT histogram bucket (sim/decode.c). */
+    struct sim_span_run *runs;
+    size_t n_runs, cap_runs;
     int64_t n_assigned; /* requests placed here and not finished */
     int64_t tok_assigned; /* their input tokens */
     int64_t rsv_assigned; /* their input + output tokens (VRAM they will reserve) */

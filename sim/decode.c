@@ -206,6 +206,28 @@ static void marks_clear(uint64_t *marks, size_t cap, size_t from, size_t m)
     }
 }
 
+/* A run of a span's token intervals: from iteration start on, none
+ * falls and all share the TBT histogram bucket of the first, v; before
+ * is the end time of the iteration before start, last the run's last
+ * interval (its largest) when the span runs to its planned end. */
+typedef struct sim_span_run {
+    int64_t start;
+    sim_time_t v, before, last;
+} span_run_t;
+
+/* A new run of the span at iteration start (interval v, the iteration
+ * before it ending at before); the previous run's last interval was
+ * prev. Returns the end of v's bucket. */
+static uint64_t run_open(decode_inst_t *d, int64_t start, sim_time_t v, sim_time_t before,
+                         sim_time_t prev)
+{
+    if (d->n_runs > 0)
+        d->runs[d->n_runs - 1].last = prev;
+    sim_grow((void **)&d->runs, &d->cap_runs, d->n_runs + 1, sizeof *d->runs, "decode runs");
+    d->runs[d->n_runs++] = (span_run_t){.start = start, .v = v, .before = before};
+    return sim_hist_bucket_end(v);
+}
+
 /* Start iteration b.iter now with the batch as it is. In span mode its
  * iterations run to the next completion (the batch's top): their end
  * times go into the ring, each from the context as stepping would grow
@@ -235,7 +257,12 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
     ring[slot] = t;
     marks[slot / 64] |= UINT64_C(1) << (slot % 64);
     /* The rest a piece of the ring at a time (it wraps at most once):
-     * the end times, a running sum, then the marks, mostly none. */
+     * the end times, a running sum; then the marks, mostly none, and the
+     * runs the span's end will add to the TBT histogram (span_tbt): a
+     * run ends where an interval falls or leaves the bucket of the run's
+     * first, so the end reads none of them back from the ring. */
+    d->n_runs = 0;
+    uint64_t bucket_end = 0; /* none: the second interval opens the first run */
     for (size_t j = 1; j < m;) {
         size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
         sim_time_t *at = ring + from;
@@ -243,18 +270,24 @@ static void span_start(sim_cluster_t *c, decode_inst_t *d)
             t += iv[j + q];
             at[q] = t;
         }
-        if (iv[j] < prev_iv)
-            marks[from / 64] |= UINT64_C(1) << (from % 64);
-        for (size_t q = 1; q < len; q++)
-            if (iv[j + q] < iv[j + q - 1])
-                marks[(from + q) / 64] |= UINT64_C(1) << ((from + q) % 64);
-        prev_iv = iv[j + len - 1];
+        for (size_t q = 0; q < len; q++) {
+            sim_time_t x = iv[j + q];
+            if (x < prev_iv || (uint64_t)x >= bucket_end) {
+                if (x < prev_iv)
+                    marks[(from + q) / 64] |= UINT64_C(1) << ((from + q) % 64);
+                bucket_end = run_open(d, k + (int64_t)(j + q), x, at[q] - x, prev_iv);
+            }
+            prev_iv = x;
+        }
         slot = from + len - 1;
         j += len;
     }
+    if (d->n_runs > 0)
+        d->runs[d->n_runs - 1].last = prev_iv;
     d->running = 1;
     d->iter_start_ns = now;
     d->span_end = f;
+    d->span_planned = f;
     d->span_seq = sim_evq_next_seq(c->evq);
     d->span_ev = sim_evq_at_as_of(c->evq, t, f == k ? now : sim_batch_ring_at(&d->b, f - 1),
                                   decode_iter_done, d, 0);
@@ -362,39 +395,26 @@ static void iter_end(sim_cluster_t *c, decode_inst_t *d, sim_time_t t)
     d->iter_start_ns = t;
 }
 
-/* Iteration j's time, from the ring: its end less the previous one's. */
-static sim_time_t iter_ns(const decode_inst_t *d, int64_t j)
+/* The token intervals of iterations lo..k (the span's after its first,
+ * run up to k, which ended now) into the TBT histogram, each for every
+ * member: one add per run span_runs found. A run's sum telescopes to a
+ * difference of end times; a run the cut at k shortened ends on its
+ * interval at k, the one read from the ring. */
+static void span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t k,
+                     sim_time_t now)
 {
-    return sim_batch_ring_at(&d->b, j) - sim_batch_ring_at(&d->b, j - 1);
-}
-
-/* The token intervals of iterations lo..hi, which never fall (no mark
- * between), each for count members, into the TBT histogram: per bucket
- * they reach, a binary search for its last and one add, so a span costs
- * its buckets (a few: an iteration grows by one token per member), not
- * its iterations. A run's sum telescopes to a difference of two ends. */
-static void span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t hi,
-                     uint64_t count)
-{
-    while (lo <= hi) {
-        sim_time_t v = iter_ns(d, lo);
-        uint64_t end = sim_hist_bucket_end(v);
-        int64_t a = lo, b = hi; /* the last in the bucket: a is, b is not */
-        if ((uint64_t)iter_ns(d, hi) < end) {
-            a = hi;
-        } else {
-            while (b - a > 1) {
-                int64_t mid = a + (b - a) / 2;
-                if ((uint64_t)iter_ns(d, mid) < end)
-                    a = mid;
-                else
-                    b = mid;
-            }
-        }
-        sim_metrics_tbt_run(c->m, v, (uint64_t)(a - lo + 1),
-                            sim_batch_ring_at(&d->b, a) - sim_batch_ring_at(&d->b, lo - 1),
-                            iter_ns(d, a), count);
-        lo = a + 1;
+    uint64_t count = (uint64_t)d->b.n;
+    for (size_t i = 0; i < d->n_runs && d->runs[i].start <= k; i++) {
+        const span_run_t *r = &d->runs[i];
+        SIM_ASSERT(i > 0 || r->start == lo);
+        int whole = i + 1 < d->n_runs && d->runs[i + 1].start <= k + 1;
+        int64_t e = whole ? d->runs[i + 1].start - 1 : k;
+        sim_time_t end_t = whole ? d->runs[i + 1].before : now;
+        sim_time_t last = r->last;
+        if (!whole && e < d->span_planned)
+            last = now - (e == r->start ? r->before : sim_batch_ring_at(&d->b, e - 1));
+        sim_metrics_tbt_run(c->m, r->v, (uint64_t)(e - r->start + 1), end_t - r->before, last,
+                            count);
     }
 }
 
@@ -414,11 +434,7 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
         d->b.iter = k;
         sim_batch_iter_end(&d->b, now);
         sim_metrics_decode_span(c->m, m, (int64_t)d->b.n, now - d->iter_start_ns);
-        while (lo <= k) { /* between marks the intervals never fall */
-            int64_t end = next_mark(d, lo + 1, k);
-            span_tbt(c, d, lo, end - 1, (uint64_t)d->b.n);
-            lo = end;
-        }
+        span_tbt(c, d, lo, k, now);
         d->ctx_tok += (int64_t)m * (int64_t)d->b.n;
         d->iter_start_ns = now;
     }

@@ -42,6 +42,7 @@ static void pd_free(sim_cluster_t *c, void *st)
         decode_inst_t *d = &c->dc[j];
         sim_free(d->b.heap);
         sim_free(d->fresh);
+        sim_free(d->runs);
         sim_decode_rings_free(c, d);
     }
     sim_free(c->pf);
