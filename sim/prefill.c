@@ -132,6 +132,7 @@ void sim_prefill_release(sim_req_t *r)
 {
     sim_prefill_cpp_free(r->cpp);
     r->cpp = NULL;
-    sim_free(r->streams);
+    if (r->streams != r->streams_in)
+        sim_free(r->streams);
     r->streams = NULL;
 }

@@ -36,7 +36,9 @@ void sim_prefill_stream_start(sim_cluster_t *c, sim_req_t *r, int i, sim_time_t 
     double bytes = (double)(r->input_tok * c->kv_bytes_per_tok);
     double last_layer = bytes / c->a.llm->n_layers;
     int dst = sim_cluster_decode_node(c, r->decode_inst);
-    r->streams = sim_xmalloc((size_t)(g + 1) * sizeof *r->streams, "request streams");
+    r->streams = g + 1 <= (int)(sizeof r->streams_in / sizeof r->streams_in[0])
+                     ? r->streams_in
+                     : sim_xmalloc((size_t)(g + 1) * sizeof *r->streams, "request streams");
     for (int s = 0; s <= g; s++)
         r->streams[s] = NO_FLOW;
     for (int s = 0; s < g; s++) {

@@ -41,6 +41,7 @@ typedef struct sim_req {
     int inbound;                 /* counted in its decode instance's KV on its way */
     int n_streams;               /* KV stream flows still moving */
     uint32_t *streams;           /* their flow ids (prefill group size + 1) */
+    uint32_t streams_in[4];      /* streams for groups of up to 3 (no allocation) */
     sim_time_t kv_ready_ns;      /* all KV in the decode node's DRAM */
     sim_time_t decode_load_ns;   /* DRAM -> VRAM on the decode node */
     sim_time_t decode_join_ns;   /* joined a decode batch */
