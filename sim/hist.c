@@ -46,7 +46,23 @@ static uint64_t *group_of(sim_hist_t *h, size_t b)
     return h->group[g];
 }
 
-void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count) { sim_hist_add_run(h, v, 1, v, v, count); }
+/* Count n values of u's bucket (shift its bucket_shift). */
+static void add_at(sim_hist_t *h, uint64_t u, int shift, uint64_t n, __int128 sum, int64_t mx,
+                   uint64_t count)
+{
+    size_t b = bucket_at(u, shift);
+    group_of(h, b)[b % SUB] += count * n;
+    h->total += count * n;
+    h->sum += sum * count;
+    h->max = mx > h->max ? mx : h->max;
+}
+
+void sim_hist_add(sim_hist_t *h, int64_t v, uint64_t count)
+{
+    SIM_ASSERT(v >= 0);
+    if (count > 0)
+        add_at(h, (uint64_t)v, bucket_shift((uint64_t)v), 1, v, v, count);
+}
 
 uint64_t sim_hist_bucket_end(int64_t v)
 {
@@ -59,15 +75,12 @@ uint64_t sim_hist_bucket_end(int64_t v)
 void sim_hist_add_run(sim_hist_t *h, int64_t v, uint64_t n, __int128 sum, int64_t mx,
                       uint64_t count)
 {
-    SIM_ASSERT(v >= 0 && mx >= v && (uint64_t)mx < sim_hist_bucket_end(v));
-    if (n == 0 || count == 0)
-        return;
+    SIM_ASSERT(v >= 0 && mx >= v);
     uint64_t u = (uint64_t)v;
-    size_t b = bucket_at(u, bucket_shift(u));
-    group_of(h, b)[b % SUB] += count * n;
-    h->total += count * n;
-    h->sum += sum * count;
-    h->max = mx > h->max ? mx : h->max;
+    int shift = bucket_shift(u);
+    SIM_ASSERT((uint64_t)mx >> shift == u >> shift); /* mx in v's bucket */
+    if (n > 0 && count > 0)
+        add_at(h, u, shift, n, sum, mx, count);
 }
 
 int64_t sim_hist_percentile(const sim_hist_t *h, double q)
