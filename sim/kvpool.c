@@ -120,7 +120,9 @@ struct sim_kvpool {
     struct kv_wide *wides; /* [slot] */
     uint32_t wide_free;   /* recycled wide slots, linked through next_free */
     size_t n_wide, cap_wide;
-    uint32_t *dense_head; /* the same while dense: [id] */
+    uint32_t *dense_head; /* the same while dense: [id], plus one (0: none, so
+                           * the array grows zeroed and its untouched pages
+                           * are never written) */
     size_t n_dense;
     int64_t n_added;   /* ids ever added to the index: bounds the array */
     int64_t n_ids;
@@ -154,7 +156,7 @@ static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
     if (p->dense)
-        return id < p->n_dense ? p->dense_head[id] : NONE;
+        return id < p->n_dense ? p->dense_head[id] - 1 : NONE;
     const uint32_t *h = sim_hmap_get(&p->index, id);
     return h ? *h : NONE;
 }
@@ -163,8 +165,8 @@ static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 static void idx_to_hmap(sim_kvpool_t *p)
 {
     for (size_t id = 0; id < p->n_dense; id++)
-        if (p->dense_head[id] != NONE)
-            sim_hmap_put(&p->index, id, p->dense_head[id]);
+        if (p->dense_head[id] != 0)
+            sim_hmap_put(&p->index, id, p->dense_head[id] - 1);
     sim_free(p->dense_head);
     p->dense_head = NULL;
     p->n_dense = 0;
@@ -175,13 +177,12 @@ static void idx_dense_put(sim_kvpool_t *p, uint64_t id, uint32_t ei)
 {
     if (id >= p->n_dense) {
         SIM_ASSERT(id < UINT32_MAX);
-        size_t cap = p->n_dense, n0 = p->n_dense;
-        sim_grow((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
-                 "kvpool dense index");
-        memset(p->dense_head + n0, 0xff, (cap - n0) * sizeof *p->dense_head);
+        size_t cap = p->n_dense;
+        sim_grow_zeroed((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
+                        "kvpool dense index");
         p->n_dense = cap;
     }
-    p->dense_head[id] = ei;
+    p->dense_head[id] = ei + 1; /* NONE + 1 is 0 */
 }
 
 /* Set id's first replica from old (idx_get's answer now, which every
@@ -209,9 +210,9 @@ static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *h
     if (!p->dense)
         return sim_hmap_next(&p->index, it, id, head);
     for (; *it < p->n_dense; (*it)++)
-        if (p->dense_head[*it] != NONE) {
+        if (p->dense_head[*it] != 0) {
             *id = *it;
-            *head = p->dense_head[(*it)++];
+            *head = p->dense_head[(*it)++] - 1;
             return 1;
         }
     return 0;
@@ -551,12 +552,12 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
     if (k + WALK_FAR < n && blocks[k + WALK_FAR] < p->n_dense)
         __builtin_prefetch(&p->dense_head[blocks[k + WALK_FAR]]);
     if (k + WALK_NEAR < n && blocks[k + WALK_NEAR] < p->n_dense) {
-        uint32_t h = p->dense_head[blocks[k + WALK_NEAR]];
+        uint32_t h = p->dense_head[blocks[k + WALK_NEAR]] - 1;
         if (h != NONE)
             __builtin_prefetch(&p->e[h]);
     }
     if (k + 1 < n && blocks[k + 1] < p->n_dense) {
-        uint32_t h = p->dense_head[blocks[k + 1]];
+        uint32_t h = p->dense_head[blocks[k + 1]] - 1;
         if (h != NONE && p->e[h].node == node && p->e[h].ordered && p->policy->recency_order) {
             const kv_entry_t *x = &p->e[h]; /* its run links (a heap policy's gen there) */
             if (x->lprev != NONE)

@@ -215,6 +215,8 @@ void *sim_xrealloc(void *p, size_t n, const char *label)
     alloc_hdr_t *nh;
     if (h->h.map && sizeof *h + n <= h->h.map) {
         nh = h; /* fits its mapping (a large block never shrinks) */
+        if (n < old) /* what it gives up is zero again, as the rest of its mapping */
+            memset((char *)(h + 1) + n, 0, old - n);
     } else if (h->h.map || n >= BIG_MIN || (n >= BIG_GROW && n > old)) {
         size_t map = big_len(n);
         nh = map ? big_map(map) : NULL;
@@ -278,6 +280,19 @@ void sim_grow_to(void **arr, size_t *cap, size_t need, size_t elem, const char *
         n *= 2;
     *arr = sim_xrealloc(*arr, n * elem, label);
     *cap = n;
+}
+
+void sim_grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem, const char *label)
+{
+    size_t old = *cap;
+    if (need <= old)
+        return;
+    sim_grow_to(arr, cap, need, elem, label);
+    /* In a mapping of its own a block's bytes past its size are zero
+     * (fresh pages, or given up and cleared by a shrink), so they are
+     * left untouched, and cost nothing until used. */
+    if (!((alloc_hdr_t *)*arr - 1)->h.map)
+        memset((char *)*arr + old * elem, 0, (*cap - old) * elem);
 }
 
 /* ---- slab ---- */

@@ -76,6 +76,11 @@ static inline void sim_grow(void **arr, size_t *cap, size_t need, size_t elem, c
         sim_grow_to(arr, cap, need, elem, label);
 }
 
+/* sim_grow whose new elements are zero bytes: written only where the
+ * block stays in the C library's heap (past a mapped block's size its
+ * mapping is zero already, and stays untouched until used). */
+void sim_grow_zeroed(void **arr, size_t *cap, size_t need, size_t elem, const char *label);
+
 /* A slab: zeroed blocks of power-of-two sizes, 64 bytes up to
  * SIM_SLAB_MAX, carved from a few large blocks, for many small arrays
  * that live about as long as the slab (the decode instances' iteration

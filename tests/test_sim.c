@@ -267,7 +267,9 @@ END_TEST
 
 /* The allocator's large blocks (own mappings, grown by moving pages):
  * zeroed by sim_xcalloc, contents kept across growth from a small block,
- * within the mapping and past it, and after a shrink; live counts exact. */
+ * within the mapping and past it, and after a shrink; sim_grow_zeroed's
+ * new elements zero in the heap and in mappings, after a shrink too;
+ * live counts exact. */
 START_TEST(test_large_blocks)
 {
     size_t live0 = sim_alloc_live_count(), bytes0 = sim_alloc_live_bytes();
@@ -307,6 +309,26 @@ START_TEST(test_large_blocks)
     for (size_t i = 0; i < 1000; i++)
         ck_assert_uint_eq(a[i], (uint32_t)(i * 2654435761u));
     ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0 + 1000 * sizeof *a);
+    /* grown zeroed again from there: what the shrink gave up reads zero */
+    cap = 1000;
+    sim_grow_zeroed((void **)&a, &cap, 5000, sizeof *a, "test zeroed growth");
+    for (size_t i = 1000; i < cap; i++)
+        if (a[i] != 0)
+            ck_abort_msg("element %zu not zero after the shrink and growth", i);
+    sim_free(a);
+    /* zeroed growth from a small block in the heap, through the move to a
+     * mapping and growth within and past it: each new element is zero */
+    cap = 0;
+    a = NULL;
+    for (size_t need = 1; need <= ((size_t)3 << 20); need = need * 3 + 1) {
+        size_t old = cap;
+        sim_grow_zeroed((void **)&a, &cap, need, sizeof *a, "test zeroed growth");
+        for (size_t i = old; i < cap; i += (i < 4096 ? 1 : 4093))
+            if (a[i] != 0)
+                ck_abort_msg("element %zu of %zu not zero", i, cap);
+        for (size_t i = old; i < cap; i++)
+            a[i] = 0xdeadbeefu;
+    }
     sim_free(a);
     ck_assert_uint_eq(sim_alloc_live_count(), live0);
     ck_assert_uint_eq(sim_alloc_live_bytes(), bytes0);
