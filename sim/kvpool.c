@@ -1,7 +1,7 @@
 /* sim/kvpool.c: see kvpool.h. Entries of all tiers live in one slab,
- * recycled through a free list per node (see entry_new). The global index maps a block id to the
- * first of its replica entries (a direct array while ids are small, else a
- * hash map); replicas are chained both ways and the chain's head counts
+ * recycled through a free list per node (see entry_new). The global
+ * index maps a block id to the first of its replica entries (a direct
+ * array while ids are small, else a hash map); replicas are chained both ways and the chain's head counts
  * them. A block with many replicas (a shared system prompt held by every
  * node) also gets a wide slot: a (slot, node) -> entry map, so finding one
  * node's replica stays O(1) however long its chain, a packed list of its
@@ -153,10 +153,13 @@ static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 
 /* ---- the global index: id -> first replica ---- */
 
+/* The dense array's entry for id (< n_dense): NONE when it has none. */
+static uint32_t dense_at(const sim_kvpool_t *p, uint64_t id) { return p->dense_head[id] - 1; }
+
 static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
     if (p->dense)
-        return id < p->n_dense ? p->dense_head[id] - 1 : NONE;
+        return id < p->n_dense ? dense_at(p, id) : NONE;
     const uint32_t *h = sim_hmap_get(&p->index, id);
     return h ? *h : NONE;
 }
@@ -165,8 +168,8 @@ static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 static void idx_to_hmap(sim_kvpool_t *p)
 {
     for (size_t id = 0; id < p->n_dense; id++)
-        if (p->dense_head[id] != 0)
-            sim_hmap_put(&p->index, id, p->dense_head[id] - 1);
+        if (dense_at(p, id) != NONE)
+            sim_hmap_put(&p->index, id, dense_at(p, id));
     sim_free(p->dense_head);
     p->dense_head = NULL;
     p->n_dense = 0;
@@ -210,9 +213,9 @@ static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *h
     if (!p->dense)
         return sim_hmap_next(&p->index, it, id, head);
     for (; *it < p->n_dense; (*it)++)
-        if (p->dense_head[*it] != 0) {
+        if (dense_at(p, *it) != NONE) {
             *id = *it;
-            *head = p->dense_head[(*it)++] - 1;
+            *head = dense_at(p, (*it)++);
             return 1;
         }
     return 0;
@@ -552,12 +555,12 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
     if (k + WALK_FAR < n && blocks[k + WALK_FAR] < p->n_dense)
         __builtin_prefetch(&p->dense_head[blocks[k + WALK_FAR]]);
     if (k + WALK_NEAR < n && blocks[k + WALK_NEAR] < p->n_dense) {
-        uint32_t h = p->dense_head[blocks[k + WALK_NEAR]] - 1;
+        uint32_t h = dense_at(p, blocks[k + WALK_NEAR]);
         if (h != NONE)
             __builtin_prefetch(&p->e[h]);
     }
     if (k + 1 < n && blocks[k + 1] < p->n_dense) {
-        uint32_t h = p->dense_head[blocks[k + 1]] - 1;
+        uint32_t h = dense_at(p, blocks[k + 1]);
         if (h != NONE && p->e[h].node == node && p->e[h].ordered && p->policy->recency_order) {
             const kv_entry_t *x = &p->e[h]; /* its run links (a heap policy's gen there) */
             if (x->lprev != NONE)

@@ -214,7 +214,7 @@ void *sim_xrealloc(void *p, size_t n, const char *label)
     size_t old = h->h.size;
     alloc_hdr_t *nh;
     if (h->h.map && sizeof *h + n <= h->h.map) {
-        nh = h; /* fits its mapping (a large block never shrinks) */
+        nh = h; /* fits its mapping (which never shrinks) */
         if (n < old) /* what it gives up is zero again, as the rest of its mapping */
             memset((char *)(h + 1) + n, 0, old - n);
     } else if (h->h.map || n >= BIG_MIN || (n >= BIG_GROW && n > old)) {
