@@ -214,10 +214,12 @@ static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long
 {
     /* The usual case first, without floor() (a library call): in range,
      * the id converts to an integer and back unchanged exactly when it is
-     * one. NaN and the rest fail it and meet the checks below. */
+     * one. NaN and the rest fail it and meet the checks below. (The type
+     * test is cJSON_IsNumber's, inline: this runs once per id.) */
     double d = id->valuedouble;
-    if (cJSON_IsNumber(id) && d >= 0 && d < MC_MAX_EXACT && (double)(uint64_t)d == d) {
-        *v = (uint64_t)d;
+    if ((id->type & 0xFF) == cJSON_Number && d >= 0 && d < MC_MAX_EXACT &&
+        (double)(int64_t)d == d) {
+        *v = (uint64_t)(int64_t)d;
         return 0;
     }
     if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble))
