@@ -1,15 +1,16 @@
 /* sim/kvpool.c: see kvpool.h. Entries of all tiers live in one slab,
- * recycled through a free list per node (see entry_new). The global
- * index maps a block id to the first of its replica entries (a direct
- * array while ids are small, else a hash map); replicas are chained both ways and the chain's head counts
- * them. A block with many replicas (a shared system prompt held by every
- * node) also gets a wide slot: a (slot, node) -> entry map, so finding one
- * node's replica stays O(1) however long its chain, a packed list of its
- * replicas (node, tier), so a walk over all of them reads one array, and
- * a bit set of its holders per tier, so the prefix walk cuts the nodes
- * still matching a word at a time. Each evictable tier orders its
- * unpinned entries for eviction: a few tick-sorted runs for recency
- * policies (O(1)), else a lazy min-heap by policy key. */
+ * recycled through a free list per node (see entry_new). The global index
+ * maps a block id to the first of its replica entries (a direct array
+ * while ids are small, else a hash map); replicas are chained both ways
+ * and the chain's head counts them. A block with many replicas (a shared
+ * system prompt held by every node) also gets a wide slot: a (slot, node)
+ * -> entry map, so finding one node's replica stays O(1) however long its
+ * chain, a packed list of its replicas (node, tier), so a walk over all of
+ * them reads one array, and a bit set of its holders per tier, so the
+ * prefix walk cuts the nodes still matching a word at a time. Each
+ * evictable tier orders its unpinned entries for eviction: a few
+ * tick-sorted runs for recency policies (O(1)), else a lazy min-heap by
+ * policy key. */
 #include "sim/kvpool.h"
 
 #include <string.h>
