@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/registry.h"
 
@@ -155,11 +158,77 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
     return checked_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
+/* A line's ns this near a half or nearer: line_ns asks decode_s. */
+#define LINE_NEAR_HALF 0x1p-16
+
+/* model_cost_decode_ns(batch, ctx_tok + j * batch) into out[j], j < count,
+ * for a model whose decode_s is the line l, without its two divisions per
+ * iteration. Each iteration's ns is x' = F + K * ctx rounded half up, with
+ * F = fixed * 1e9 and K = a / b / c * 1e9 rounded once per span, where the
+ * model computes x = (fixed + a * ctx / b / c) * 1e9. Every term is
+ * positive and each side takes at most six roundings of a relative 2^-53,
+ * so |x' - x| < 13 * 2^-53 * x': below 2^31 ns (2.1 s, longer than any
+ * real model's iteration), under 2^-18. Rounding half up gives the same
+ * integer to every value strictly between two halves, so when x' is more
+ * than 2^-16 (four times that) from a half, x rounds as x' does. Nearer
+ * (about one iteration in 30,000), or from 2^31 ns on, decode_s itself is
+ * asked. With SSE2 two go at once. */
+static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx)
+{
+    double x = f + k * (double)ctx;
+    if (x >= 0 && x < 0x1p31) {
+        int32_t t = (int32_t)x;
+        double d = x - (double)t - 0.5;
+        if (d > LINE_NEAR_HALF || d < -LINE_NEAR_HALF)
+            return (sim_time_t)t + (d > 0);
+    }
+    return checked_ns(c->ops->decode_s(c->st, batch, ctx));
+}
+
+static void line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t batch,
+                    int64_t ctx_tok, int64_t count, sim_time_t *out)
+{
+    const double f = l->fixed * 1e9, k = l->a / l->b / l->c * 1e9;
+    int64_t j = 0;
+#if defined(__SSE2__)
+    const __m128d max = _mm_set1_pd(0x1p31), half = _mm_set1_pd(0.5),
+                  tol = _mm_set1_pd(LINE_NEAR_HALF), kk = _mm_set1_pd(k), ff = _mm_set1_pd(f),
+                  abs = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)),
+                  step = _mm_set1_pd((double)(2 * batch));
+    __m128d ctx = _mm_set_pd((double)(ctx_tok + batch), (double)ctx_tok);
+    for (; j + 2 <= count; j += 2, ctx = _mm_add_pd(ctx, step)) {
+        __m128d x = _mm_add_pd(ff, _mm_mul_pd(kk, ctx));
+        /* below 2^31 (NaN fails) and x >= 0 (every term is) */
+        __m128d ok = _mm_cmplt_pd(x, max);
+        __m128i t = _mm_cvttpd_epi32(x); /* out of range: checked below */
+        __m128d d = _mm_sub_pd(_mm_sub_pd(x, _mm_cvtepi32_pd(t)), half);
+        ok = _mm_and_pd(ok, _mm_cmpgt_pd(_mm_and_pd(d, abs), tol));
+        if (_mm_movemask_pd(ok) == 3) {
+            /* t + (d > 0), widened: the lanes' low halves are t */
+            __m128i up = _mm_castpd_si128(_mm_cmpgt_pd(d, _mm_setzero_pd()));
+            __m128i t64 = _mm_unpacklo_epi32(t, _mm_srai_epi32(t, 31));
+            _mm_storeu_si128((__m128i *)(void *)(out + j), _mm_sub_epi64(t64, up));
+            continue;
+        }
+        out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);
+        out[j + 1] = line_one(c, f, k, batch, ctx_tok + (j + 1) * batch);
+    }
+#endif
+    for (; j < count; j++)
+        out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);
+}
+
 void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
                                int64_t count, sim_time_t *out)
 {
     SIM_ASSERT(batch >= 1 && batch <= MODEL_COST_MAX_BATCH && count >= 0);
     SIM_ASSERT(ctx_tok >= 0 && (count == 0 || ctx_tok + (count - 1) * batch <= MODEL_COST_MAX_CTX_TOK));
+    model_cost_line_t line;
+    if (c->ops->decode_line && c->ops->decode_line(c->st, batch, &line) && line.fixed >= 0 &&
+        line.a > 0 && line.b > 0 && line.c > 0) {
+        line_ns(c, &line, batch, ctx_tok, count, out);
+        return;
+    }
     if (!c->ops->decode_span_s) {
         for (int64_t j = 0; j < count; j++)
             out[j] = checked_ns(c->ops->decode_s(c->st, batch, ctx_tok + j * batch));

@@ -50,6 +50,11 @@ typedef struct model_cost_args {
 
 /* A plug-in's functions must be non-decreasing in n_tok, batch and ctx_tok
  * and non-increasing in prefix_tok (so the extremes bound the domain). */
+/* A decode iteration's time as a line in its context (decode_line). */
+typedef struct model_cost_line {
+    double fixed, a, b, c;
+} model_cost_line_t;
+
 typedef struct model_cost_ops {
     const char *name;
     const char *help;
@@ -78,6 +83,13 @@ typedef struct model_cost_ops {
      * batch), bit for bit; decode spans then ask once, not per iteration. */
     void (*decode_span_s)(const void *st, int64_t batch, int64_t ctx_tok, int64_t count,
                           double *out);
+    /* Optional: 1 when decode_s(batch, x) is a straight line in the
+     * context x, fixed + a * x / b / c evaluated left to right in
+     * doubles, for every x (fixed >= 0; a, b, c > 0; all finite), with
+     * the four into l; else 0. Decode spans then round their iterations
+     * to ns without the divisions, to the same integers
+     * (model_cost_decode_span_ns). */
+    int (*decode_line)(const void *st, int64_t batch, struct model_cost_line *l);
 } model_cost_ops_t;
 
 extern const model_cost_ops_t model_cost_fitted;

@@ -282,6 +282,12 @@ static void fitted_decode_span_s(const void *st, int64_t batch, int64_t ctx_tok,
                                               (double)(ctx_tok + j * batch));
 }
 
+static int fitted_decode_line(const void *st, int64_t batch, model_cost_line_t *l)
+{
+    const fitted_t *f = st;
+    return !f->decode_linear && model_roof_decode_line(&f->roof, &f->eff, batch, l);
+}
+
 static const char *fitted_source(const void *st) { return ((const fitted_t *)st)->source; }
 
 const model_cost_ops_t model_cost_fitted = {
@@ -295,4 +301,5 @@ const model_cost_ops_t model_cost_fitted = {
     .source = fitted_source,
     .decode_ctx_additive = 1,
     .decode_span_s = fitted_decode_span_s,
+    .decode_line = fitted_decode_line,
 };

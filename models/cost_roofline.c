@@ -55,6 +55,12 @@ static void roofline_decode_span_s(const void *st, int64_t batch, int64_t ctx_to
     model_roof_decode_span_s(&r->roof, &r->eff, batch, ctx_tok, count, out);
 }
 
+static int roofline_decode_line(const void *st, int64_t batch, model_cost_line_t *l)
+{
+    const roofline_t *r = st;
+    return model_roof_decode_line(&r->roof, &r->eff, batch, l);
+}
+
 static const char *roofline_source(const void *st) { return ((const roofline_t *)st)->source; }
 
 const model_cost_ops_t model_cost_roofline = {
@@ -68,4 +74,5 @@ const model_cost_ops_t model_cost_roofline = {
     .source = roofline_source,
     .decode_ctx_additive = 1,
     .decode_span_s = roofline_decode_span_s,
+    .decode_line = roofline_decode_line,
 };

@@ -60,12 +60,12 @@ static void line_span(double fixed, double a, double b, double c, int64_t ctx_to
         out[j] = fixed + a * (double)(ctx_tok + j * batch) / b / c;
 }
 
-void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
-                              int64_t ctx_tok, int64_t count, double *out)
+int model_roof_decode_line(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
+                           model_cost_line_t *l)
 {
     model_roof_parts_t p;
     model_roof_decode_parts(r, (double)batch, 0, &p);
-    double fixed = e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
+    l->fixed = e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
     /* Both context terms are a per-token rate times the context, each
      * computed in three roundings (a few parts in 1e16): when one rate
      * exceeds the other by a part in a million, its term is the larger at
@@ -74,13 +74,26 @@ void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, 
     double kv_rate = r->kv_bytes_per_tok / r->hbm_bytes_per_s / e->mem_kv;
     double attn_rate = r->attn_flops_per_pair / r->peak_flops_per_s / e->cmp;
     if (kv_rate > attn_rate * (1 + 1e-6)) {
-        line_span(fixed, r->kv_bytes_per_tok, r->hbm_bytes_per_s, e->mem_kv, ctx_tok, batch, count,
-                  out);
-        return;
+        l->a = r->kv_bytes_per_tok;
+        l->b = r->hbm_bytes_per_s;
+        l->c = e->mem_kv;
+        return 1;
     }
     if (attn_rate > kv_rate * (1 + 1e-6)) {
-        line_span(fixed, r->attn_flops_per_pair, r->peak_flops_per_s, e->cmp, ctx_tok, batch,
-                  count, out);
+        l->a = r->attn_flops_per_pair;
+        l->b = r->peak_flops_per_s;
+        l->c = e->cmp;
+        return 1;
+    }
+    return 0;
+}
+
+void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
+                              int64_t ctx_tok, int64_t count, double *out)
+{
+    model_cost_line_t l;
+    if (model_roof_decode_line(r, e, batch, &l)) {
+        line_span(l.fixed, l.a, l.b, l.c, ctx_tok, batch, count, out);
         return;
     }
     for (int64_t j = 0; j < count; j++) {
@@ -88,7 +101,7 @@ void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, 
         /* as model_roof_decode_parts and model_roof_decode_s compute them */
         double kv_s = r->kv_bytes_per_tok * ctx / r->hbm_bytes_per_s;
         double attn_s = r->attn_flops_per_pair * ctx / r->peak_flops_per_s;
-        out[j] = fixed + max2(kv_s / e->mem_kv, attn_s / e->cmp);
+        out[j] = l.fixed + max2(kv_s / e->mem_kv, attn_s / e->cmp);
     }
 }
 

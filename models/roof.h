@@ -6,6 +6,7 @@
 #ifndef MODEL_ROOF_H
 #define MODEL_ROOF_H
 
+#include "models/cost.h"
 #include "models/hw.h"
 #include "models/llm.h"
 
@@ -60,6 +61,14 @@ double model_roof_decode_s(const model_roof_t *r, const model_roof_eff_t *e, dou
  * values bit for bit (the batch's terms are computed once). */
 void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
                               int64_t ctx_tok, int64_t count, double *out);
+
+/* model_roof_decode_s at batch as a line in the context (a cost model's
+ * decode_line): 1 when one context term, KV reads or attention, is the
+ * larger at every context, with its line into l; 0 when the two rates are
+ * within a part in a million of each other (the max then picks per
+ * context). */
+int model_roof_decode_line(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
+                           model_cost_line_t *l);
 
 /* The same, seconds at 100% of both peaks and no overhead: the floor no
  * decode step can beat. */

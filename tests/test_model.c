@@ -610,6 +610,50 @@ START_TEST(test_decode_span_is_iterations)
 }
 END_TEST
 
+/* Spans of random shapes on roofline models of random efficiencies, the
+ * KV-bound and attention-bound lines and iterations up to past 2^31 ns:
+ * every iteration is the single iteration's, bit for bit. A span over a
+ * line rounds from a slope computed once (model_cost_decode_span_ns), so
+ * this checks its rounding on about 10^6 iterations, a score of them
+ * within its margin of a half (where it asks the model). */
+START_TEST(test_decode_span_random)
+{
+    gsl_rng *r = sim_rng_new(17, 71);
+    static sim_time_t out[4096];
+    int64_t n_iter = 0;
+    for (int m = 0; m < 60; m++) {
+        model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
+                               .calibration = "", .data_dir = ".",
+                               .mfu = m % 3 == 0 ? 0.0005 + 0.01 * gsl_rng_uniform(r)
+                                                 : 0.05 + 0.95 * gsl_rng_uniform(r),
+                               .mbu = m % 5 == 0 ? 0.002 + 0.01 * gsl_rng_uniform(r)
+                                                 : 0.05 + 0.95 * gsl_rng_uniform(r),
+                               .overhead_s = 0.02 * gsl_rng_uniform(r)};
+        sim_err_t err;
+        model_cost_t *c = model_cost_new("roofline", &a, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        for (int s = 0; s < 8; s++) {
+            int64_t b = 1 + (int64_t)gsl_rng_uniform_int(r, 512);
+            int64_t n = (int64_t)gsl_rng_uniform_int(r, 4096);
+            int64_t hi = MODEL_COST_MAX_CTX_TOK - (n > 0 ? n - 1 : 0) * b;
+            /* most at up to 32k tokens a request, one in four up to 2^24 in all */
+            int64_t top = s % 4 == 0 ? INT64_C(1) << 24 : b << 15;
+            int64_t ctx = (int64_t)((double)SIM_MIN(hi, top) * gsl_rng_uniform(r));
+            model_cost_decode_span_ns(c, b, ctx, n, out);
+            for (int64_t j = 0; j < n; j++)
+                ck_assert_msg(out[j] == model_cost_decode_ns(c, b, ctx + j * b),
+                              "model %d: batch %lld, context %lld, iteration %lld: %lld ns, "
+                              "alone %lld ns", m, (long long)b, (long long)ctx, (long long)j,
+                              (long long)out[j], (long long)model_cost_decode_ns(c, b, ctx + j * b));
+            n_iter += n;
+        }
+        model_cost_free(c);
+    }
+    ck_assert_int_gt(n_iter, 500000);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(test_decode_calibration_errors)
 {
     const char *p = calib_with_decode("eff.json", "{\"d0_s\": 0.003, \"eff_mem_weights\": 1.5, "
@@ -749,6 +793,7 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_decode_bounded);
     tcase_add_test(tc, test_decode_calibration_errors);
     tcase_add_test(tc, test_decode_span_is_iterations);
+    tcase_add_test(tc, test_decode_span_random);
     suite_add_tcase(s, tc);
     return s;
 }
