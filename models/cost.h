@@ -48,13 +48,13 @@ typedef struct model_cost_args {
 #define MODEL_COST_PLAUSIBLE_BATCH INT64_C(65536)
 #define MODEL_COST_PLAUSIBLE_S 3600.0
 
-/* A plug-in's functions must be non-decreasing in n_tok, batch and ctx_tok
- * and non-increasing in prefix_tok (so the extremes bound the domain). */
 /* A decode iteration's time as a line in its context (decode_line). */
 typedef struct model_cost_line {
     double fixed, a, b, c;
 } model_cost_line_t;
 
+/* A plug-in's functions must be non-decreasing in n_tok, batch and ctx_tok
+ * and non-increasing in prefix_tok (so the extremes bound the domain). */
 typedef struct model_cost_ops {
     const char *name;
     const char *help;

@@ -1,8 +1,6 @@
 /* models/roof.c: see roof.h. */
 #include "models/roof.h"
 
-#include <string.h>
-
 #include "sim/util.h"
 
 void model_roof_init(model_roof_t *r, const model_hw_t *hw, const model_llm_t *m, int n_gpus)
@@ -37,35 +35,18 @@ double model_roof_decode_s(const model_roof_t *r, const model_roof_eff_t *e, dou
            max2(p.kv_s / e->mem_kv, p.attn_s / e->cmp);
 }
 
-/* out[j] = fixed + a * ctx / b / c at ctx = ctx_tok + j * batch, j < count:
- * the doubles the scalar expression gives. The contexts are integers below
- * 2^53, so stepping them in doubles is exact; with GCC's vector extension
- * two go at once, each lane doing the scalar's operations in its order
- * (the divisions dominate an iteration's cost). */
-static void line_span(double fixed, double a, double b, double c, int64_t ctx_tok, int64_t batch,
-                      int64_t count, double *out)
+/* A decode step's part that does not grow with the context. */
+static double decode_fixed_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch)
 {
-    int64_t j = 0;
-#if defined(__GNUC__)
-    typedef double v2d __attribute__((vector_size(16)));
-    v2d ctx = {(double)ctx_tok, (double)(ctx_tok + batch)};
-    const double step = (double)(2 * batch);
-    for (; j + 2 <= count; j += 2) {
-        v2d v = fixed + a * ctx / b / c;
-        memcpy(out + j, &v, sizeof v);
-        ctx += step;
-    }
-#endif
-    for (; j < count; j++)
-        out[j] = fixed + a * (double)(ctx_tok + j * batch) / b / c;
+    model_roof_parts_t p;
+    model_roof_decode_parts(r, (double)batch, 0, &p);
+    return e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
 }
 
 int model_roof_decode_line(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
                            model_cost_line_t *l)
 {
-    model_roof_parts_t p;
-    model_roof_decode_parts(r, (double)batch, 0, &p);
-    l->fixed = e->overhead_s + max2(p.weights_s / e->mem_weights, p.gemm_s / e->cmp);
+    l->fixed = decode_fixed_s(r, e, batch);
     /* Both context terms are a per-token rate times the context, each
      * computed in three roundings (a few parts in 1e16): when one rate
      * exceeds the other by a part in a million, its term is the larger at
@@ -91,17 +72,13 @@ int model_roof_decode_line(const model_roof_t *r, const model_roof_eff_t *e, int
 void model_roof_decode_span_s(const model_roof_t *r, const model_roof_eff_t *e, int64_t batch,
                               int64_t ctx_tok, int64_t count, double *out)
 {
-    model_cost_line_t l;
-    if (model_roof_decode_line(r, e, batch, &l)) {
-        line_span(l.fixed, l.a, l.b, l.c, ctx_tok, batch, count, out);
-        return;
-    }
+    double fixed = decode_fixed_s(r, e, batch);
     for (int64_t j = 0; j < count; j++) {
         double ctx = (double)(ctx_tok + j * batch);
         /* as model_roof_decode_parts and model_roof_decode_s compute them */
         double kv_s = r->kv_bytes_per_tok * ctx / r->hbm_bytes_per_s;
         double attn_s = r->attn_flops_per_pair * ctx / r->peak_flops_per_s;
-        out[j] = l.fixed + max2(kv_s / e->mem_kv, attn_s / e->cmp);
+        out[j] = fixed + max2(kv_s / e->mem_kv, attn_s / e->cmp);
     }
 }
 

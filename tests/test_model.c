@@ -557,20 +557,25 @@ static void expect_refused(const char *path, const char *msg)
  * that would beat the hardware is refused, not clamped. */
 /* A decode span's iteration times are the single iterations', bit for
  * bit, for each shipped cost model and both fitted decode forms. */
+static void span_matches_at(const model_cost_t *c, const char *what, int64_t b, int64_t ctx,
+                            int64_t n)
+{
+    static sim_time_t out[4096];
+    ck_assert_int_le(n, 4096);
+    model_cost_decode_span_ns(c, b, ctx, n, out);
+    for (int64_t j = 0; j < n; j++)
+        ck_assert_msg(out[j] == model_cost_decode_ns(c, b, ctx + j * b),
+                      "%s: batch %lld, context %lld, iteration %lld: %lld ns, alone %lld ns", what,
+                      (long long)b, (long long)ctx, (long long)j, (long long)out[j],
+                      (long long)model_cost_decode_ns(c, b, ctx + j * b));
+}
+
 static void span_matches(const model_cost_t *c, const char *what)
 {
     static const int64_t shapes[][3] = {{1, 0, 1},      {1, 4096, 200}, {7, 12345, 130},
                                         {64, 1 << 20, 64}, {256, 1 << 24, 65}, {3, 5, 0}};
-    sim_time_t out[200];
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        int64_t b = shapes[i][0], ctx = shapes[i][1], n = shapes[i][2];
-        model_cost_decode_span_ns(c, b, ctx, n, out);
-        for (int64_t j = 0; j < n; j++)
-            ck_assert_msg(out[j] == model_cost_decode_ns(c, b, ctx + j * b),
-                          "%s: batch %lld, context %lld, iteration %lld: %lld ns, alone %lld ns",
-                          what, (long long)b, (long long)ctx, (long long)j, (long long)out[j],
-                          (long long)model_cost_decode_ns(c, b, ctx + j * b));
-    }
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        span_matches_at(c, what, shapes[i][0], shapes[i][1], shapes[i][2]);
 }
 
 START_TEST(test_decode_span_is_iterations)
@@ -619,7 +624,6 @@ END_TEST
 START_TEST(test_decode_span_random)
 {
     gsl_rng *r = sim_rng_new(17, 71);
-    static sim_time_t out[4096];
     int64_t n_iter = 0;
     for (int m = 0; m < 60; m++) {
         model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
@@ -639,12 +643,9 @@ START_TEST(test_decode_span_random)
             /* most at up to 32k tokens a request, one in four up to 2^24 in all */
             int64_t top = s % 4 == 0 ? INT64_C(1) << 24 : b << 15;
             int64_t ctx = (int64_t)((double)SIM_MIN(hi, top) * gsl_rng_uniform(r));
-            model_cost_decode_span_ns(c, b, ctx, n, out);
-            for (int64_t j = 0; j < n; j++)
-                ck_assert_msg(out[j] == model_cost_decode_ns(c, b, ctx + j * b),
-                              "model %d: batch %lld, context %lld, iteration %lld: %lld ns, "
-                              "alone %lld ns", m, (long long)b, (long long)ctx, (long long)j,
-                              (long long)out[j], (long long)model_cost_decode_ns(c, b, ctx + j * b));
+            char what[32];
+            snprintf(what, sizeof what, "random model %d", m);
+            span_matches_at(c, what, b, ctx, n);
             n_iter += n;
         }
         model_cost_free(c);
