@@ -55,8 +55,21 @@ int sim_out_mkdirs(const char *dir, int *created, sim_err_t *err)
 
 struct sim_out_sink {
     int fd;
-    int err; /* errno of the first failed write or close; 0: none */
+    int err;   /* errno of the first failed write or close; 0: none */
+    char *buf; /* the stream's buffer (stdio's own would be BUFSIZ) */
 };
+
+/* A stream's buffer. With stdio's 8 KiB, the write(2) calls' own costs
+ * were 5% of the CPU time of a 300k-request run and 7% of the 8P+8D
+ * conversation replay's. */
+#define SINK_BUF_BYTES ((size_t)1 << 20)
+
+static void sink_free(struct sim_out_sink *s)
+{
+    if (s)
+        sim_free(s->buf);
+    sim_free(s);
+}
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
@@ -94,12 +107,17 @@ static int stream_open(sim_out_file_t *o, int fd)
     o->sink = sim_xmalloc(sizeof *o->sink, "output sink");
     o->sink->fd = fd;
     o->sink->err = 0;
+    o->sink->buf = sim_xmalloc(SINK_BUF_BYTES, "output buffer");
     cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
     o->f = fopencookie(o->sink, "w", io);
-    if (!o->f) {
-        int e = errno;
-        close(fd);
-        sim_free(o->sink);
+    if (!o->f || setvbuf(o->f, o->sink->buf, _IOFBF, SINK_BUF_BYTES) != 0) {
+        int e = o->f ? EIO : errno;
+        if (o->f)
+            fclose(o->f); /* closes fd */
+        else
+            close(fd);
+        o->f = NULL;
+        sink_free(o->sink);
         o->sink = NULL;
         errno = e;
         return -1;
@@ -119,7 +137,7 @@ static int stream_close(sim_out_file_t *o, int sync)
     if (fclose(o->f) != 0 && !e)
         e = o->sink->err ? o->sink->err : EIO;
     o->f = NULL;
-    sim_free(o->sink);
+    sink_free(o->sink);
     o->sink = NULL;
     return e;
 }
@@ -209,7 +227,7 @@ void sim_out_abort(sim_out_file_t *o)
 {
     if (o->f) {
         fclose(o->f);
-        sim_free(o->sink);
+        sink_free(o->sink);
     }
     o->f = NULL;
     o->sink = NULL;
