@@ -175,38 +175,6 @@ size_t sim_fmt_ns_s6(char *out, int64_t ns)
     return n;
 }
 
-static char *room(sim_fmt_line_t *l, size_t need)
-{
-    if (l->len + need + 1 > l->cap)
-        sim_grow((void **)&l->buf, &l->cap, l->len + need + 1, 1, "csv line");
-    return l->buf + l->len;
-}
-
-void sim_fmt_fix(sim_fmt_line_t *l, double x, int decimals)
-{
-    l->len += sim_fmt_fixed(room(l, SIM_FMT_NUM), x, decimals);
-}
-
-void sim_fmt_int(sim_fmt_line_t *l, int64_t v) { l->len += sim_fmt_i64(room(l, 24), v); }
-
-void sim_fmt_ns_sec6(sim_fmt_line_t *l, int64_t ns)
-{
-    l->len += sim_fmt_ns_s6(room(l, SIM_FMT_NUM), ns);
-}
-
-void sim_fmt_char(sim_fmt_line_t *l, char ch)
-{
-    *room(l, 1) = ch;
-    l->len++;
-}
-
-void sim_fmt_str(sim_fmt_line_t *l, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(room(l, n), s, n);
-    l->len += n;
-}
-
 int sim_fmt_put(sim_fmt_line_t *l, FILE *f)
 {
     size_t n = l->len;
