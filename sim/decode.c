@@ -109,7 +109,8 @@ static void tbt_from_runs(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r
     /* Each take reads the root's run one interval further back. While
      * that interval is no less than the root's children (the next best),
      * sifting would leave the root in place: the takes go on without it. */
-    int64_t next_best = INT64_MIN;
+    int64_t next_best = 0; /* the root's larger child, known once sifted */
+    int sifted = 0;
     for (size_t k = 0; k < takes; k++) {
         v = h[0].v;
         if (k == 0)
@@ -121,13 +122,14 @@ static void tbt_from_runs(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r
         if (h[0].hi > h[0].lo) {
             h[0].hi--;
             h[0].v = interval_at(d, r, h[0].hi);
-            if (h[0].v >= next_best && next_best != INT64_MIN)
+            if (sifted && h[0].v >= next_best)
                 continue;
         } else {
             h[0] = h[--nr];
         }
         run_sift(h, nr, 0);
-        next_best = nr < 2 ? INT64_MIN + 1 : nr < 3 || h[1].v > h[2].v ? h[1].v : h[2].v;
+        sifted = 1;
+        next_best = nr < 2 ? INT64_MIN : nr < 3 || h[1].v > h[2].v ? h[1].v : h[2].v;
     }
     r->tbt_top10_s = (double)sum / (double)top / 1e9;
     if (takes > top)

@@ -74,6 +74,7 @@ static inline void sim_fmt_str(sim_fmt_line_t *l, const char *s)
     memcpy(sim_fmt_room(l, n), s, n);
     l->len += n;
 }
+
 /* Write the line to f and empty it (the buffer is kept). 0, or -1 when
  * fwrite wrote less (the stream's error flag says why). */
 int sim_fmt_put(sim_fmt_line_t *l, FILE *f);
