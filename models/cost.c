@@ -5,9 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include <stdatomic.h>
@@ -177,9 +174,9 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
  * integer to every value strictly between two halves, so when x' is more
  * than 2^-16 (four times that) from a half, x rounds as x' does. Nearer
  * (about one iteration in 30,000), or from 2^31 ns on, decode_s itself is
- * asked. With SSE2 two go at once, with AVX2 (where the processor has
- * it) four: the same products, sums and comparisons a lane each, so the
- * same integers on any machine. */
+ * asked. Where the processor has AVX2, four go at once: the same
+ * products, sums and comparisons a lane each, so the same integers on any
+ * machine. */
 static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx)
 {
     double x = f + k * (double)ctx;
@@ -225,7 +222,7 @@ __attribute__((target("avx2"))) static int64_t line_avx2(const model_cost_t *c, 
 }
 
 /* 1 when the processor has AVX2 and MOONCAKE_SIM_NO_AVX2=1 is not set
- * (the tests run both paths); asked once, in a relaxed atomic, as threads
+ * (the tests run both ways); asked once, in a relaxed atomic, as threads
  * may ask at once and all get the same answer. */
 static int have_avx2(void)
 {
@@ -246,32 +243,8 @@ static void line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t b
     const double f = l->fixed * 1e9, k = l->a / l->b / l->c * 1e9;
     int64_t j = 0;
 #if LINE_AVX2
-    if (count >= 8 && have_avx2())
+    if (have_avx2())
         j = line_avx2(c, f, k, batch, ctx_tok, count, out);
-#endif
-#if defined(__SSE2__)
-    const __m128d max = _mm_set1_pd(0x1p31), half = _mm_set1_pd(0.5),
-                  tol = _mm_set1_pd(LINE_NEAR_HALF), kk = _mm_set1_pd(k), ff = _mm_set1_pd(f),
-                  abs = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX)),
-                  step = _mm_set1_pd((double)(2 * batch));
-    __m128d ctx = _mm_set_pd((double)(ctx_tok + (j + 1) * batch), (double)(ctx_tok + j * batch));
-    for (; j + 2 <= count; j += 2, ctx = _mm_add_pd(ctx, step)) {
-        __m128d x = _mm_add_pd(ff, _mm_mul_pd(kk, ctx));
-        /* below 2^31 (NaN fails) and x >= 0 (every term is) */
-        __m128d ok = _mm_cmplt_pd(x, max);
-        __m128i t = _mm_cvttpd_epi32(x); /* out of range: checked below */
-        __m128d d = _mm_sub_pd(_mm_sub_pd(x, _mm_cvtepi32_pd(t)), half);
-        ok = _mm_and_pd(ok, _mm_cmpgt_pd(_mm_and_pd(d, abs), tol));
-        if (_mm_movemask_pd(ok) == 3) {
-            /* t + (d > 0), widened: the lanes' low halves are t */
-            __m128i up = _mm_castpd_si128(_mm_cmpgt_pd(d, _mm_setzero_pd()));
-            __m128i t64 = _mm_unpacklo_epi32(t, _mm_srai_epi32(t, 31));
-            _mm_storeu_si128((__m128i *)(void *)(out + j), _mm_sub_epi64(t64, up));
-            continue;
-        }
-        out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);
-        out[j + 1] = line_one(c, f, k, batch, ctx_tok + (j + 1) * batch);
-    }
 #endif
     for (; j < count; j++)
         out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);

@@ -660,9 +660,9 @@ START_TEST(test_decode_span_random)
 }
 END_TEST
 
-/* The same without AVX2, where the processor has it: the SSE2 loop takes
- * the spans (each test runs in a process of its own, which asks once). */
-START_TEST(test_decode_span_random_sse2)
+/* The same without AVX2, where the processor has it: one iteration at a
+ * time (each test runs in a process of its own, which asks once). */
+START_TEST(test_decode_span_random_scalar)
 {
     setenv("MOONCAKE_SIM_NO_AVX2", "1", 1);
     span_random();
@@ -810,7 +810,7 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_decode_calibration_errors);
     tcase_add_test(tc, test_decode_span_is_iterations);
     tcase_add_test(tc, test_decode_span_random);
-    tcase_add_test(tc, test_decode_span_random_sse2);
+    tcase_add_test(tc, test_decode_span_random_scalar);
     suite_add_tcase(s, tc);
     return s;
 }
