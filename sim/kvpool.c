@@ -135,6 +135,9 @@ struct sim_kvpool {
     uint64_t cold_tick; /* below TICK0: cold replicas, oldest first */
     uint64_t ver;       /* bumped whenever a block enters, leaves or changes tier */
     kv_memo_t memo;
+    uint32_t *held;   /* sim_kvpool_release_access: the entries its first pass found */
+    uint8_t *freed;   /* [k]: held[k]'s last pin was released there */
+    size_t cap_held, cap_freed;
     sim_kvpool_counts_t c;
 };
 
@@ -810,6 +813,8 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->memo.by_tier);
     sim_free(p->memo.touched);
     sim_free(p->memo.alive);
+    sim_free(p->held);
+    sim_free(p->freed);
     sim_hmap_free(&p->index);
     sim_hmap_free(&p->wide);
     for (size_t w = 0; w < p->n_wide; w++) {
@@ -877,11 +882,23 @@ int sim_kvpool_tier_of(const sim_kvpool_t *p, int node, uint64_t id)
     return ei == NONE ? -1 : p->e[ei].tier;
 }
 
-uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+/* Access blocks[from..n) after the first from of them were found at
+ * held[0..from) (blocks[0..from) present, lead from): see
+ * sim_kvpool_access. A held block whose pins are all released goes back
+ * in its tier's order at its touch (sim_kvpool_release_access). */
+static uint32_t access_from(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                            const uint32_t *held, uint32_t from)
 {
-    uint32_t lead = 0;
+    for (uint32_t k = 0; k < from; k++) {
+        uint32_t ei = held[k];
+        touch(p, ei);
+        if (p->e[ei].pins == 0) /* nothing if touch put it back */
+            order_add(p, tier_of(p, node, p->e[ei].tier), ei);
+        promote(p, ei);
+    }
+    uint32_t lead = from;
     int run = 1;
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = from; k < n; k++) {
         walk_ahead(p, node, blocks, k, n);
         uint32_t ei = find(p, node, blocks[k]);
         if (ei == NONE) {
@@ -894,6 +911,59 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
         }
     }
     return lead;
+}
+
+uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+{
+    return access_from(p, node, blocks, n, NULL, 0);
+}
+
+/* One walk finds the pinned blocks and the access reuses what it found.
+ * sim_kvpool_unpin gives each block it releases the next tick and puts
+ * it back in its tier's order; the access then gives every block present
+ * the next tick again and moves it to its order's newest end. So a
+ * released block's own tick does not outlive the two calls, and here the
+ * release only takes the tick (the clock ends where the two calls leave
+ * it) while the block goes back in its order at its touch, with the
+ * touch's tick: where the two calls leave it. That holds while nothing
+ * between the release and the touch reads the order, and only an
+ * eviction reads it: the pinned blocks lead the access, so no miss (no
+ * store) comes between; a promotion from SSD evicts in DRAM, so when a
+ * held block is to be promoted the releases are done as
+ * sim_kvpool_unpin does them before the access. */
+uint32_t sim_kvpool_release_access(sim_kvpool_t *p, int node, const uint64_t *blocks,
+                                   uint32_t n_pinned, uint32_t n)
+{
+    SIM_ASSERT(n_pinned <= n);
+    sim_grow((void **)&p->held, &p->cap_held, (size_t)n_pinned + 1, sizeof *p->held,
+             "kvpool held entries");
+    sim_grow((void **)&p->freed, &p->cap_freed, (size_t)n_pinned + 1, sizeof *p->freed,
+             "kvpool held entries");
+    int promotes = tier_of(p, node, SIM_TIER_DRAM)->cap != 0;
+    uint32_t k = 0, released = 0, to_dram = 0;
+    for (; k < n_pinned; k++) {
+        walk_ahead(p, node, blocks, k, n_pinned);
+        uint32_t ei = find(p, node, blocks[k]);
+        if (ei == NONE)
+            break;
+        kv_entry_t *x = &p->e[ei];
+        SIM_ASSERT(x->pins > 0);
+        p->freed[k] = --x->pins == 0;
+        released += p->freed[k];
+        to_dram += promotes && x->tier == SIM_TIER_SSD;
+        p->held[k] = ei;
+    }
+    if (to_dram == 0) {
+        p->tick += released; /* the releases' ticks, which the touches replace */
+    } else {
+        for (uint32_t j = 0; j < k; j++) /* as sim_kvpool_unpin does them */
+            if (p->freed[j]) {
+                kv_entry_t *x = &p->e[p->held[j]];
+                x->tick = ++p->tick;
+                order_add(p, tier_of(p, node, x->tier), p->held[j]);
+            }
+    }
+    return access_from(p, node, blocks, n, p->held, k);
 }
 
 void sim_kvpool_pin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)

@@ -70,6 +70,13 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
 void sim_kvpool_pin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
 void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n);
 
+/* sim_kvpool_unpin(p, node, blocks, n_pinned) then sim_kvpool_access(p,
+ * node, blocks, n), the same in every effect and result, with one lookup
+ * per pinned block instead of two (a prefill that ends: its cached prefix
+ * released, all its blocks used). */
+uint32_t sim_kvpool_release_access(sim_kvpool_t *p, int node, const uint64_t *blocks,
+                                   uint32_t n_pinned, uint32_t n);
+
 /* Copy blocks[0..n) to node dst (its DRAM), making replicas; blocks dst
  * already holds are touched. cold: replicas made ahead of use (hot-spot
  * replication) enter as the least recently and least frequently used, so

@@ -25,8 +25,7 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
         /* Reused blocks are touched, new ones stored in the node's DRAM
          * pool (layer by layer during prefill: no serialized copy). */
         int node = sim_cluster_pool_node(c, i);
-        sim_kvpool_unpin(c->pool, node, r->blocks, r->cached_blocks);
-        sim_kvpool_access(c->pool, node, r->blocks, r->n_blocks);
+        sim_kvpool_release_access(c->pool, node, r->blocks, r->cached_blocks, r->n_blocks);
     }
     if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
         sim_prefill_stream_cancel(c, r);

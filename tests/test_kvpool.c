@@ -869,6 +869,106 @@ START_TEST(test_hmap)
 }
 END_TEST
 
+/* A prefill's end, sim_kvpool_release_access, against the two calls it
+ * stands for (sim_kvpool_unpin, then sim_kvpool_access): random traffic
+ * on two pools, one ending prefills each way, with up to two prefills
+ * pinned per node (so pins nest and some blocks stay pinned), ids
+ * repeated within a request, small tiers that promotions and stores keep
+ * full, and each policy (LRU's runs, LRU on the heap, LFU, length-aware).
+ * After every step both pools hold the same blocks in the same tiers,
+ * with the same counts and answers: a victim taken in another order
+ * would show in one of them. */
+static void release_run(const sim_evict_ops_t *ops, const int64_t caps[SIM_N_TIERS],
+                        unsigned long seed)
+{
+    enum { NODES = 3, LEN = 12, SLOTS = 2 };
+    sim_kvpool_t *a = sim_kvpool_new(NODES, caps, ops, NULL, 0);
+    sim_kvpool_t *b = sim_kvpool_new(NODES, caps, ops, NULL, 0);
+    gsl_rng *r = sim_rng_new(seed, 502);
+    uint64_t req[LEN], pinned[NODES][SLOTS][LEN];
+    uint32_t n_req[NODES][SLOTS], n_pin[NODES][SLOTS];
+    int busy[NODES][SLOTS] = {{0}};
+    int64_t ends = 0, released_promoted = 0;
+    for (int step = 0; step < 3000; step++) {
+        int node = (int)gsl_rng_uniform_int(r, NODES), slot = (int)gsl_rng_uniform_int(r, SLOTS);
+        uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, LEN);
+        uint64_t base = gsl_rng_uniform_int(r, 6) * 100;
+        for (uint32_t k = 0; k < n; k++)
+            req[k] = base + k;
+        if (n > 3 && gsl_rng_uniform_int(r, 4) == 0) /* an id used twice */
+            req[n - 1] = req[gsl_rng_uniform_int(r, n - 1)];
+        unsigned op = (unsigned)gsl_rng_uniform_int(r, 10);
+        uint32_t la = 0, lb = 0;
+        if (op < 3 && !busy[node][slot]) { /* a prefill starts: its prefix is pinned */
+            n_pin[node][slot] = sim_kvpool_prefix(a, node, req, n, NULL);
+            ck_assert_uint_eq(n_pin[node][slot], sim_kvpool_prefix(b, node, req, n, NULL));
+            sim_kvpool_pin(a, node, req, n_pin[node][slot]);
+            sim_kvpool_pin(b, node, req, n_pin[node][slot]);
+            memcpy(pinned[node][slot], req, n * sizeof *req);
+            n_req[node][slot] = n;
+            busy[node][slot] = 1;
+        } else if (op < 6 && busy[node][slot]) { /* it ends */
+            const uint64_t *q = pinned[node][slot];
+            uint32_t np = n_pin[node][slot], nq = n_req[node][slot];
+            for (uint32_t k = 0; k < np; k++)
+                released_promoted += sim_kvpool_tier_of(a, node, q[k]) == SIM_TIER_SSD;
+            sim_kvpool_unpin(a, node, q, np);
+            la = sim_kvpool_access(a, node, q, nq);
+            lb = sim_kvpool_release_access(b, node, q, np, nq);
+            busy[node][slot] = 0;
+            ends++;
+        } else if (op < 7) {
+            int cold = step % 2 == 0;
+            la = sim_kvpool_replicate(a, (node + 1) % NODES, req, n, cold);
+            lb = sim_kvpool_replicate(b, (node + 1) % NODES, req, n, cold);
+        } else {
+            la = sim_kvpool_access(a, node, req, n);
+            lb = sim_kvpool_access(b, node, req, n);
+        }
+        ck_assert_uint_eq(la, lb);
+        ck_assert_int_eq(sim_kvpool_check(a), 0);
+        ck_assert_int_eq(sim_kvpool_check(b), 0);
+        for (int nd = 0; nd < NODES; nd++) {
+            for (int t = 0; t < SIM_N_TIERS; t++)
+                ck_assert_int_eq(sim_kvpool_size(a, nd, t), sim_kvpool_size(b, nd, t));
+            for (uint64_t s6 = 0; s6 < 6; s6++)
+                for (uint64_t k = 0; k < LEN; k++)
+                    ck_assert_msg(sim_kvpool_tier_of(a, nd, s6 * 100 + k) ==
+                                      sim_kvpool_tier_of(b, nd, s6 * 100 + k),
+                                  "%s step %d node %d block %llu", ops->name, step, nd,
+                                  (unsigned long long)(s6 * 100 + k));
+        }
+        sim_kvpool_counts_t ka = sim_kvpool_counts(a), kb = sim_kvpool_counts(b);
+        ck_assert_int_eq(ka.evictions, kb.evictions);
+        ck_assert_int_eq(ka.demotions, kb.demotions);
+        ck_assert_int_eq(ka.promotions, kb.promotions);
+        ck_assert_int_eq(ka.drops, kb.drops);
+        ck_assert_int_eq(ka.inserts, kb.inserts);
+    }
+    ck_assert_int_gt(ends, 300);
+    if (caps[SIM_TIER_DRAM] > 0 && caps[SIM_TIER_SSD] > 0)
+        ck_assert_int_gt(released_promoted, 20);
+    ck_assert_int_gt(sim_kvpool_counts(a).evictions, 100);
+    gsl_rng_free(r);
+    sim_kvpool_free(a);
+    sim_kvpool_free(b);
+}
+
+START_TEST(test_release_access_same)
+{
+    const int64_t both[SIM_N_TIERS] = {8, 12}, ssd_only[SIM_N_TIERS] = {0, 10},
+                  dram_only[SIM_N_TIERS] = {9, 0};
+    const sim_evict_ops_t *ops[] = {&sim_evict_lru, &lru_heap, &sim_evict_lfu,
+                                    &sim_evict_length_aware};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        for (unsigned long seed = 1; seed <= 2; seed++) {
+            release_run(ops[i], both, seed);
+            release_run(ops[i], ssd_only, seed);
+            release_run(ops[i], dram_only, seed);
+        }
+}
+END_TEST
+
 Suite *test_kvpool_suite(void)
 {
     Suite *s = suite_create("kvpool");
@@ -884,6 +984,7 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_fetch_counts);
     tcase_add_test(tc, test_random_invariants);
     tcase_add_test(tc, test_lru_vs_reference);
+    tcase_add_test(tc, test_release_access_same);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
     tcase_add_test(tc, test_prefix_scan_tiers);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);
