@@ -1,8 +1,9 @@
 /* sim/batch.h: internal to sim/decode.c and sim/colocated.c: a running
  * batch of an instance that produces one token per request per iteration.
  * Members sit in a min-heap (sim/heap.h) on (finish_iter, id), a total
- * order, so the next to finish is on top; each member's heap_pos is its
- * index. A heap slot holds the member's key beside its pointer (neither
+ * order, so the next to finish is on top; in a batch that tracks them
+ * (one whose members may leave before they finish), each member's
+ * heap_pos is its index. A heap slot holds the member's key beside its pointer (neither
  * changes while it is a member), so sifting compares within the array and
  * the top's finish is read without touching the request. The instance
  * logs iteration end times in a ring, so a finishing request's token
@@ -27,6 +28,11 @@ typedef struct sim_batch {
     sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)]; from iter
                          * on, those planned ahead (sim/decode.c's spans) */
     size_t ring_cap;
+    /* Members' heap_pos kept (sim_batch_remove needs it). A batch whose
+     * members only leave from the top does without: each sift would
+     * otherwise store into every request it moves, requests long out of
+     * cache in a large batch. */
+    int tracked;
 } sim_batch_t;
 
 /* Heap order on members: (finish_iter, id), a total order. */
@@ -39,21 +45,30 @@ static inline int sim_batch_less(const sim_batch_slot_t *x, const sim_batch_slot
 static inline void sim_batch_placed(sim_batch_slot_t *h, size_t i) { h[i].r->heap_pos = i; }
 
 SIM_HEAP_DEFINE(sim_batch_heap, sim_batch_slot_t, sim_batch_less, sim_batch_placed)
+/* The same sifts without the stores: the same heap, move for move. */
+SIM_HEAP_DEFINE(sim_batch_uheap, sim_batch_slot_t, sim_batch_less, SIM_HEAP_UNTRACKED)
 
 /* Add r, whose finish_iter is set. */
 static inline void sim_batch_push(sim_batch_t *b, sim_req_t *r)
 {
     sim_batch_slot_t x = {.finish_iter = r->finish_iter, .id = r->id, .r = r};
-    sim_batch_heap_push(&b->heap, &b->n, &b->cap, x, "batch");
+    if (b->tracked)
+        sim_batch_heap_push(&b->heap, &b->n, &b->cap, x, "batch");
+    else
+        sim_batch_uheap_push(&b->heap, &b->n, &b->cap, x, "batch");
 }
 
-/* Take r (a member) out of the heap. */
+/* Take r (a member) out of the heap; the batch tracks positions. */
 static inline void sim_batch_remove(sim_batch_t *b, sim_req_t *r)
 {
+    SIM_ASSERT(b->tracked);
     sim_batch_heap_remove(b->heap, &b->n, r->heap_pos);
 }
 
-static inline sim_req_t *sim_batch_pop(sim_batch_t *b) { return sim_batch_heap_pop(b->heap, &b->n).r; }
+static inline sim_req_t *sim_batch_pop(sim_batch_t *b)
+{
+    return b->tracked ? sim_batch_heap_pop(b->heap, &b->n).r : sim_batch_uheap_pop(b->heap, &b->n).r;
+}
 
 /* The finish iteration of the next member to finish; b->n > 0. */
 static inline int64_t sim_batch_top_finish(const sim_batch_t *b) { return b->heap[0].finish_iter; }

@@ -444,6 +444,7 @@ static coloc_t *coloc_new(sim_cluster_t *c, const coloc_params_t *p, int prefix_
     for (int i = 0; i < s->n; i++) {
         s->inst[i].s = s;
         s->inst[i].idx = i;
+        s->inst[i].b.tracked = 1; /* preemption takes members out anywhere */
     }
     if (prefix_cache) {
         int64_t caps[SIM_N_TIERS] = {c->kv_cap_tok / TRACE_BLOCK_TOK, 0};

@@ -72,7 +72,7 @@ typedef struct sim_req {
     sim_time_t finish_ns;
     int64_t join_iter;   /* decode iteration index of its first decode step */
     int64_t finish_iter; /* index of its last decode step */
-    size_t heap_pos;
+    size_t heap_pos;     /* its index in a batch that tracks them (sim/batch.h) */
     sim_req_status_t status;
     /* TBT statistics over its output_tok - 1 token intervals (seconds). */
     double tbt_mean_s, tbt_p90_s, tbt_max_s, tbt_top10_s;
