@@ -73,6 +73,7 @@ struct sim_net {
     uint32_t *seen_e, *seen_i; /* per node: component search epoch */
     uint32_t epoch;
     int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
+    double *res_sh;  /* beside each: its share in the water-filling's round */
     uint32_t *comp;  /* their flows, then their active[] positions */
     uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
     size_t cap_scratch; /* of comp, capped and fresh */
@@ -151,6 +152,7 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->seen_e = sim_xcalloc(nn, sizeof *n->seen_e, "net scratch");
     n->seen_i = sim_xcalloc(nn, sizeof *n->seen_i, "net scratch");
     n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
+    n->res_sh = sim_xcalloc(2 * nn, sizeof *n->res_sh, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
     n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
     n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
@@ -185,6 +187,7 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->seen_e);
     sim_free(n->seen_i);
     sim_free(n->res);
+    sim_free(n->res_sh);
     sim_free(n->comp);
     sim_free(n->capped);
     sim_free(n->fresh);
@@ -384,8 +387,10 @@ static double res_share(const sim_net_t *n, int32_t r)
 /* One round's level: the least share of a resource with unfrozen flows or
  * cap of an unfrozen flow, never below 0. Drops exhausted resources from
  * res[0..*nr) and frozen flows from capped[0..*ncap) (order is free: the
- * minimum is exact). */
-static double fill_level(sim_net_t *n, int32_t *res, size_t *nr, uint32_t *capped, size_t *ncap)
+ * minimum is exact); each resource's share goes to sh[] beside it, for
+ * the round's freezing (one division a resource a round, not two). */
+static double fill_level(sim_net_t *n, int32_t *res, double *sh, size_t *nr, uint32_t *capped,
+                         size_t *ncap)
 {
     double level = INFINITY;
     for (size_t k = 0; k < *nr;) {
@@ -394,6 +399,7 @@ static double fill_level(sim_net_t *n, int32_t *res, size_t *nr, uint32_t *cappe
             continue;
         }
         double x = res_share(n, res[k]);
+        sh[k] = x;
         if (x < level)
             level = x;
         k++;
@@ -427,7 +433,8 @@ static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
  * one of its resources' shares or its cap is within 1e-12 of the round's
  * level: the same rounds, levels and subtractions as the reference's
  * flow-by-flow test, so the same doubles. */
-static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_t *res, size_t nr)
+static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_t *res, double *sh,
+                           size_t nr)
 {
     size_t ncap = 0;
     for (size_t k = 0; k < nr; k++) {
@@ -449,11 +456,11 @@ static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_
             n->capped[ncap++] = comp[k];
     }
     for (size_t unfrozen = nc; unfrozen > 0;) {
-        double level = fill_level(n, res, &nr, n->capped, &ncap);
+        double level = fill_level(n, res, sh, &nr, n->capped, &ncap);
         double thr = level + level * 1e-12;
         size_t nfresh = 0;
         for (size_t k = 0; k < nr; k++) {
-            if (res_share(n, res[k]) > thr)
+            if (sh[k] > thr)
                 continue;
             int in = res[k] & 1;
             uint32_t id = in ? n->head_i[res[k] >> 1] : n->head_e[res[k] >> 1];
@@ -621,7 +628,7 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
         size_t r0 = nr, c0 = nc;
         comp_collect(n, seeds[s], &nr, &nc);
         if (nc > c0)
-            fill_component(n, n->comp + c0, nc - c0, n->res + r0, nr - r0);
+            fill_component(n, n->comp + c0, nc - c0, n->res + r0, n->res_sh + r0, nr - r0);
     }
     for (size_t k = 0; k < nc; k++)
         n->comp[k] = n->f[n->comp[k]].pos;
