@@ -277,7 +277,9 @@ expect 2 "--max-probes 1: expected an integer in [2, 1000]" "$BIN" search x.json
 mkdir -p "$T/mine" && echo notes >"$T/mine/notes.md"
 expect 2 "holds 'notes.md', which is not a run's output" "$BIN" run "$T/small.json" --out "$T/mine" --force
 [ "$(ls -A "$T/mine")" = notes.md ] && ok || bad "a refused run touched a folder of other files"
-printf '{"trace": {"generator": {"kind": "kimi", "requests": 400000, "rate_rps": 50}}}\n' >"$T/long.json"
+# (10^8 requests: hours of work on any machine, so the signal comes
+# mid-run however fast the build and the machine are.)
+printf '{"trace": {"generator": {"kind": "kimi", "requests": 100000000, "rate_rps": 50}}}\n' >"$T/long.json"
 mkdir -p "$T/sig"
 "$BIN" run "$T/long.json" --quiet --out "$T/sig/run" &
 pid=$!
