@@ -811,6 +811,10 @@ Suite *test_model_suite(void)
     tcase_add_test(tc, test_decode_span_is_iterations);
     tcase_add_test(tc, test_decode_span_random);
     tcase_add_test(tc, test_decode_span_random_scalar);
+    /* The two random span comparisons (about a million iterations each)
+     * take seconds at -O0 under the sanitizers: past Check's default 4 s
+     * on a slow machine. */
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
 }
