@@ -918,6 +918,16 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
     return access_from(p, node, blocks, n, NULL, 0);
 }
 
+/* Entry ei on node, whose last pin was just released, goes back in its
+ * tier's eviction order: in use until now, it is as recent as its
+ * release. */
+static void unpinned(sim_kvpool_t *p, int node, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    x->tick = ++p->tick;
+    order_add(p, tier_of(p, node, x->tier), ei);
+}
+
 /* One walk finds the pinned blocks and the access reuses what it found.
  * sim_kvpool_unpin gives each block it releases the next tick and puts
  * it back in its tier's order; the access then gives every block present
@@ -957,11 +967,8 @@ uint32_t sim_kvpool_release_access(sim_kvpool_t *p, int node, const uint64_t *bl
         p->tick += released; /* the releases' ticks, which the touches replace */
     } else {
         for (uint32_t j = 0; j < k; j++) /* as sim_kvpool_unpin does them */
-            if (p->freed[j]) {
-                kv_entry_t *x = &p->e[p->held[j]];
-                x->tick = ++p->tick;
-                order_add(p, tier_of(p, node, x->tier), p->held[j]);
-            }
+            if (p->freed[j])
+                unpinned(p, node, p->held[j]);
     }
     return access_from(p, node, blocks, n, p->held, k);
 }
@@ -985,13 +992,9 @@ void sim_kvpool_unpin(sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_
         uint32_t ei = find(p, node, blocks[k]);
         if (ei == NONE)
             break;
-        kv_entry_t *x = &p->e[ei];
-        SIM_ASSERT(x->pins > 0);
-        if (--x->pins == 0) {
-            /* In use until now: as recent as its release. */
-            x->tick = ++p->tick;
-            order_add(p, tier_of(p, node, x->tier), ei);
-        }
+        SIM_ASSERT(p->e[ei].pins > 0);
+        if (--p->e[ei].pins == 0)
+            unpinned(p, node, ei);
     }
 }
 
