@@ -14,6 +14,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: trace_floor TRACE.jsonl[.zst]\n");
         return 2;
     }
+    sim_malloc_tune(); /* as the simulator's own command line does */
     double t0 = sim_thread_cpu_s();
     int64_t n;
     sim_err_t err;

@@ -111,6 +111,12 @@ void sim_slab_free(sim_slab_t *s);
  * the lists of valid names in error messages; truncates safely. */
 void sim_names_append(char *buf, size_t len, size_t *off, const char *name);
 
+/* Settle the C library's allocator for a simulator process (a program's
+ * first call, before any thread starts): blocks below 4 MiB come from its
+ * heap, which grows 32 MiB at a time, never from a mapping of their own
+ * (see sim/util.c). Speed only; what a run computes does not change. */
+void sim_malloc_tune(void);
+
 /* Monotonic wall-clock seconds (for timing runs, never for results). */
 double sim_mono_s(void);
 /* CPU seconds the calling thread has used (user + system). */
