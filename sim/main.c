@@ -973,8 +973,8 @@ static int command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* An interrupted run leaves no partial output directory behind. */
     sim_malloc_tune();
+    /* An interrupted run leaves no partial output directory behind. */
     sim_out_install_signal_cleanup();
     int rc = command(argc, argv);
     /* What a command printed on stdout (tables, lines, JSON) reached it,
