@@ -83,7 +83,8 @@ static const struct {
                       "kv_ready_s = arrival_s + queue_s + transfer_s (transfer_s runs from "
                       "prefill start until all KV is on the decode node; when it is 0, nothing "
                       "moved and the KV is ready at prefill end: + prefill_s); decode_start_s "
-                      "lies in [kv_ready_s, finish_s]; 2 us"},
+                      "lies in [kv_ready_s + decode_load_s, finish_s] and is arrival_s + ttft_s "
+                      "(the first token reaches the user as the request joins its batch); 2 us"},
     [INV_TTFT] = {"ttft", "summary.json",
                   "ttft_s.mean (within 5e-7) and p50/p90/p99 (within 0.1%) over completed rows"},
     [INV_TOP10] = {"tbt_top10", "summary.json",
@@ -738,9 +739,12 @@ static void check_row(ck_t *c, const req_row_t *r)
             row_bad(c, INV_KV_READY, r, "kv_ready_s %.6f != arrival_s %.6f + queue_s %.6f + %s "
                     "%.6f = %.6f (2 us allowed)", v[C_KV_READY], v[C_ARRIVAL], v[C_QUEUE],
                     moved ? "transfer_s" : "prefill_s (transfer_s 0: nothing moved)", hand, want);
-        if (v[C_DSTART] < v[C_KV_READY] - SLACK)
-            row_bad(c, INV_KV_READY, r, "decode_start_s %.6f < kv_ready_s %.6f", v[C_DSTART],
-                    v[C_KV_READY]);
+        if (v[C_DSTART] < v[C_KV_READY] + v[C_DLOAD] - 2 * ROW_US - SLACK)
+            row_bad(c, INV_KV_READY, r, "decode_start_s %.6f < kv_ready_s %.6f + decode_load_s "
+                    "%.6f (2 us allowed)", v[C_DSTART], v[C_KV_READY], v[C_DLOAD]);
+        if (HAS(r, C_TTFT) && fabs(v[C_DSTART] - v[C_ARRIVAL] - v[C_TTFT]) > 2 * ROW_US + SLACK)
+            row_bad(c, INV_KV_READY, r, "decode_start_s %.6f != arrival_s %.6f + ttft_s %.6f "
+                    "(2 us allowed)", v[C_DSTART], v[C_ARRIVAL], v[C_TTFT]);
         if (v[C_DSTART] > v[C_FINISH] + SLACK)
             row_bad(c, INV_KV_READY, r, "decode_start_s %.6f > finish_s %.6f", v[C_DSTART],
                     v[C_FINISH]);

@@ -30,6 +30,7 @@ typedef struct sim_cluster_pd {
     int n_prefill;
     int n_decode;
     int64_t decode_max_batch;
+    int decode_load_layerwise;  /* arriving KV goes to VRAM layer by layer (sim/decode.c) */
     int prefill_group;          /* nodes per prefill instance (CPP stages) */
     int64_t prefill_chunk_tok;  /* CPP chunk size */
     int inline_prefill;         /* short prefills may run on the decode node */

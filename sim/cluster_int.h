@@ -53,6 +53,9 @@ typedef struct decode_inst {
     sim_req_t *inline_head, *inline_tail; /* short prefills to run here */
     int64_t stall_n;     /* inlined prefills run while the batch waited */
     sim_time_t stall_ns; /* and their time */
+    /* The node's host-to-device path (PCIe) is taken, in the order KV
+     * becomes ready, until this time (sim_decode_kv_ready). */
+    sim_time_t h2d_free_ns;
 } decode_inst_t;
 
 /* sim/decode_pick.c: busy decode instances by the least load they could

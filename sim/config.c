@@ -48,6 +48,9 @@ static const field_t fields[] = {
        "cause, s"),
     FI("cluster.decode_max_batch", cluster.decode_max_batch, 1, 65536, "256",
        "most requests in one decode batch"),
+    FI("cluster.decode_load_layerwise", cluster.decode_load_layerwise, 0, 1, "1",
+       "a decode node loads arriving KV into VRAM layer by layer as it lands, so only the last "
+       "layer's load follows the stream's end; 0: the whole prompt's load after the last byte"),
     FD("cluster.vram_reserve_frac", cluster.vram_reserve_frac, 0, 0.9, "0.1",
        "share of decode VRAM kept for activations, not given to KVCache"),
     FI("cluster.prefill_group", cluster.prefill_group, 1, 64, "1",

@@ -47,6 +47,7 @@ typedef struct sim_config {
         int64_t prefill;
         int64_t decode;
         int64_t decode_max_batch;
+        int64_t decode_load_layerwise;
         double vram_reserve_frac;
         int64_t prefill_group;
         int64_t prefill_chunk;

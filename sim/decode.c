@@ -370,7 +370,9 @@ static void decode_kick(sim_cluster_t *c, decode_inst_t *d)
             break;
         sim_reqq_pop_front(&d->wait_head, &d->wait_tail);
         sim_cluster_inbound(c, r, 0);
-        r->decode_join_ns = sim_evq_now(c->evq);
+        /* The first token reaches the user as the request joins: its wait
+         * for the KV's load and for a slot is in TTFT (docs/model.md). */
+        r->first_token_ns = r->decode_join_ns = sim_evq_now(c->evq);
         r->join_iter = d->b.iter;
         r->finish_iter = d->b.iter + r->output_tok - 2;
         r->stall_mark = d->stall_n;
@@ -522,11 +524,34 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
         span_cut(c, d);
 }
 
+/* All of r's KV is in the node's DRAM: when is it in VRAM? The node's
+ * host-to-device path (PCIe, dram_load_bytes_per_s) loads it; loads take
+ * that path one after another, in the order their KV becomes ready.
+ * Layer by layer (the default): each layer is loaded as soon as it has
+ * landed, as the stream delivers it from the start of prefill (arXiv
+ * Sec. 4 streams each layer's KV to the decode node's DRAM; Sec. 5.2
+ * overlaps layer-wise loads with the work they feed), so all but the last
+ * layer's load runs from the stream's start (or when the path frees) and
+ * the last layer's follows the last byte: ready at
+ * max(begin + whole - last, now) + last. Else the whole prompt's load
+ * starts at the last byte (or when the path frees). */
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r)
 {
-    r->kv_ready_ns = sim_evq_now(c->evq);
+    decode_inst_t *d = &c->dc[r->decode_inst];
+    sim_time_t now = sim_evq_now(c->evq);
+    r->kv_ready_ns = now;
     int64_t bytes = r->input_tok * c->kv_bytes_per_tok;
-    r->decode_load_ns = (sim_time_t)llround((double)bytes / c->a.pool.dram_load_bytes_per_s * 1e9);
-    sim_metrics_h2d(c->m, bytes, r->decode_load_ns);
+    sim_time_t whole = (sim_time_t)llround((double)bytes / c->a.pool.dram_load_bytes_per_s * 1e9);
+    sim_time_t end;
+    if (c->a.pd.decode_load_layerwise) {
+        sim_time_t last = (sim_time_t)llround((double)whole / c->a.llm->n_layers);
+        sim_time_t begin = SIM_MAX(r->prefill_start_ns, d->h2d_free_ns);
+        end = SIM_MAX(begin + whole - last, now) + last;
+    } else {
+        end = SIM_MAX(now, d->h2d_free_ns) + whole;
+    }
+    d->h2d_free_ns = end;
+    r->decode_load_ns = end - now;
+    sim_metrics_h2d(c->m, bytes, whole);
     sim_evq_after(c->evq, r->decode_load_ns, kv_in_vram, r, r->decode_inst);
 }

@@ -266,6 +266,7 @@ static int cluster_args(const sim_config_t *cfg, const run_state_t *s, const cha
         .pd = {
             .n_prefill = (int)cfg->cluster.prefill, .n_decode = (int)cfg->cluster.decode,
             .decode_max_batch = cfg->cluster.decode_max_batch,
+            .decode_load_layerwise = (int)cfg->cluster.decode_load_layerwise,
             .prefill_group = (int)cfg->cluster.prefill_group,
             .prefill_chunk_tok = cfg->cluster.prefill_chunk,
             .inline_prefill = (int)cfg->cluster.inline_prefill,

@@ -179,7 +179,12 @@ static int run_cfg(slo_ctx_t *c, const char *src, sim_search_probe_t *p, double 
         return -1;
     p->requests = res.counts.total;
     p->ttft_p90_s = p90_of(res.summary, "ttft_s");
-    p->tbt_p90_s = p90_of(res.summary, "tbt_s");
+    /* The arXiv paper's SLOs are P90s over requests: of each request's
+     * TTFT and of its TBT (the mean of its longest 10% of intervals, the
+     * SLO's per-request TBT), not over every token interval, where a
+     * backlog that delays requests shows little (docs/cli.md). */
+    p->tbt_p90_s = p90_of(res.summary, "tbt_top10_s");
+    p->tbt_interval_p90_s = p90_of(res.summary, "tbt_s");
     json_decref(res.summary);
     c->completed = res.counts.completed;
     c->rejected = res.counts.rejected_arrival + res.counts.rejected_prefill;
@@ -300,7 +305,7 @@ static void csv_num(FILE *f, double v, const char *sep)
 
 static void write_csv(FILE *f, const sim_search_result_t *r)
 {
-    fputs("value,requests,ttft_p90_s,tbt_p90_s,ttft_norm,tbt_norm,pass\n", f);
+    fputs("value,requests,ttft_p90_s,tbt_p90_s,ttft_norm,tbt_norm,pass,tbt_interval_p90_s\n", f);
     for (int i = 0; i < r->n_probes; i++) {
         const sim_search_probe_t *p = &r->probes[i];
         fprintf(f, "%.9g,%lld,", p->value, (long long)p->requests);
@@ -308,7 +313,8 @@ static void write_csv(FILE *f, const sim_search_result_t *r)
         csv_num(f, p->tbt_p90_s, ",");
         csv_num(f, p->ttft_norm, ",");
         csv_num(f, p->tbt_norm, ",");
-        fprintf(f, "%d\n", p->pass);
+        fprintf(f, "%d,", p->pass);
+        csv_num(f, p->tbt_interval_p90_s, "\n");
     }
 }
 
@@ -348,6 +354,7 @@ static json_t *search_json(const sim_search_slo_args_t *a, const sim_search_slo_
     json_object_set_new(x, "requests", json_integer(s->ref.requests));
     json_object_set_new(x, "ttft_p90_s", sim_metrics_num(s->ref.ttft_p90_s));
     json_object_set_new(x, "tbt_p90_s", sim_metrics_num(s->ref.tbt_p90_s));
+    json_object_set_new(x, "tbt_interval_p90_s", sim_metrics_num(s->ref.tbt_interval_p90_s));
     json_object_set_new(x, "mean_lifetime_s", sim_metrics_num(s->ref_lifetime_s));
     json_object_set_new(o, "reference", x);
     x = json_object();

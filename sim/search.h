@@ -18,7 +18,8 @@ typedef struct sim_search_probe {
     double value;          /* the searched parameter's value */
     int64_t requests;      /* requests in the run */
     double ttft_p90_s;     /* summary.json ttft_s.p90 */
-    double tbt_p90_s;      /* summary.json tbt_s.p90 */
+    double tbt_p90_s;      /* summary.json tbt_top10_s.p90: over requests, of each one's TBT */
+    double tbt_interval_p90_s; /* summary.json tbt_s.p90: over all token intervals (reported) */
     double ttft_norm;      /* ttft_p90_s over its threshold */
     double tbt_norm;       /* tbt_p90_s over its threshold */
     double metric;         /* a capacity search's target metric */
@@ -100,7 +101,7 @@ int sim_search_slo(const sim_search_slo_args_t *a, sim_search_slo_t *out, sim_er
 void sim_search_slo_free(sim_search_slo_t *s);
 
 /* Write dir/probes.csv (value, requests, ttft_p90_s, tbt_p90_s, ttft_norm,
- * tbt_norm, pass: one row per probe, in the order run) and dir/search.json
+ * tbt_norm, pass, tbt_interval_p90_s: one row per probe, in the order run) and dir/search.json
  * atomically; dir is created as needed and removed again on failure when
  * it was new. 0 or -1. */
 int sim_search_write(const char *dir, const sim_search_slo_args_t *a, const sim_search_slo_t *s,

@@ -57,26 +57,20 @@ static char *path_in(const char *dir, const char *name)
 }
 
 /* One request, computed by hand from the cost model: TTFT is the
- * Conductor's scheduling time, its prefill and the part of the KV hand-off
- * left after prefill; then the load into VRAM and output-1 decode
- * iterations. */
+ * Conductor's scheduling time, its prefill, the part of the KV hand-off
+ * left after prefill and the decode node's load of the last layer into
+ * VRAM (the layers before it were loaded as they landed, during prefill);
+ * then output-1 decode iterations. With the layer-wise load off, the whole
+ * prompt's load follows the last byte instead. */
 START_TEST(test_single_request_by_hand)
 {
     const char *d = tests_tmpdir();
     const char *line = "{\"timestamp\": 1000, \"input_length\": 8192, \"output_length\": 4, "
                        "\"hash_ids\": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}\n";
     const char *tp = tests_write_file(d, "one.jsonl", line, strlen(line));
-    sim_config_defaults(&cfg);
-    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
-    sim_run_result_t res;
-    sim_err_t err;
-    const char *out = path_in(d, "by_hand");
-    ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
-    json_decref(res.summary);
-    ck_assert_int_eq(res.counts.completed, 1);
-
     model_cost_args_t a = {.hw = model_hw_find("a800x8"), .llm = model_llm_find("llama2-70b"),
                            .calibration = "", .data_dir = "."};
+    sim_err_t err;
     model_cost_t *c = model_cost_new("fitted", &a, &err);
     ck_assert_ptr_nonnull(c);
     double prefill = (double)model_cost_prefill_ns(c, 8192, 0) / 1e9;
@@ -86,43 +80,54 @@ START_TEST(test_single_request_by_hand)
     model_cost_free(c);
     /* The KV streams during prefill at the rate layers are produced; its
      * last layer (1/80) leaves at prefill end after the setup latency, at
-     * the full NIC rate; the decode node then loads it all into VRAM. */
+     * the full NIC rate. */
     sim_net_profile_t rdma;
     ck_assert_int_eq(sim_net_profile_get("rdma", &rdma), 0);
     double bytes = 8192.0 * 327680;
     double tail = rdma.latency_s + bytes / 80 / (rdma.efficiency * 100e9);
     double h2d = bytes / 128e9;
-    double sched = cfg.scheduler.schedule_s;
-    ck_assert_double_eq_tol(sched, 0.05, 1e-12);
-    char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
-    ck_assert_ptr_nonnull(csv);
-    ck_assert_double_eq_tol(csv_field(csv, 1, 1), 1.0, 1e-9);           /* arrival_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 8), sched + prefill + tail, 2e-6); /* ttft_s */
-    double gaps[3] = {h2d + it1, it2, it3};
-    ck_assert_double_eq_tol(csv_field(csv, 1, 9), (gaps[0] + gaps[1] + gaps[2]) / 3, 2e-6);
-    ck_assert_double_eq_tol(csv_field(csv, 1, 11), gaps[0], 2e-6);      /* tbt_max_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 12), gaps[0], 2e-6);      /* top 10% of 3 = max */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 13),
-                            1.0 + sched + prefill + tail + gaps[0] + gaps[1] + gaps[2],
-                            2e-6);                                       /* finish_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 14), sched, 2e-6);        /* queue_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 15), prefill, 2e-6);      /* prefill_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 16), prefill + tail, 2e-6); /* transfer_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 22), 1.0 + sched + prefill + tail,
-                            2e-6);                                       /* kv_ready_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 23), h2d, 2e-6);          /* decode_load_s */
-    ck_assert_double_eq_tol(csv_field(csv, 1, 24), 1.0 + sched + prefill + tail + h2d, 2e-6);
-    free(csv);
+    for (int layerwise = 1; layerwise >= 0; layerwise--) {
+        sim_config_defaults(&cfg);
+        snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tp);
+        ck_assert_int_eq(cfg.cluster.decode_load_layerwise, 1);
+        cfg.cluster.decode_load_layerwise = layerwise;
+        sim_run_result_t res;
+        const char *out = path_in(d, layerwise ? "by_hand" : "by_hand_whole");
+        ck_assert_msg(run(out, &res, &err) == 0, "%s", err.msg);
+        json_decref(res.summary);
+        ck_assert_int_eq(res.counts.completed, 1);
+        double load = layerwise ? h2d / 80 : h2d; /* after the last byte */
+        double sched = cfg.scheduler.schedule_s;
+        ck_assert_double_eq_tol(sched, 0.05, 1e-12);
+        double ready = sched + prefill + tail, start = ready + load;
+        char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
+        ck_assert_ptr_nonnull(csv);
+        ck_assert_double_eq_tol(csv_field(csv, 1, 1), 1.0, 1e-9);  /* arrival_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 8), start, 3e-6); /* ttft_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 9), (it1 + it2 + it3) / 3, 2e-6);
+        ck_assert_double_eq_tol(csv_field(csv, 1, 11), it3, 2e-6); /* tbt_max_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 12), it3, 2e-6); /* top 10% of 3 = max */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 13), 1.0 + start + it1 + it2 + it3,
+                                3e-6);                                      /* finish_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 14), sched, 2e-6);        /* queue_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 15), prefill, 2e-6);      /* prefill_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 16), prefill + tail, 2e-6); /* transfer_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 22), 1.0 + ready, 2e-6); /* kv_ready_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 23), load, 2e-6);        /* decode_load_s */
+        ck_assert_double_eq_tol(csv_field(csv, 1, 24), 1.0 + start, 3e-6); /* decode_start_s */
+        free(csv);
+    }
 }
 END_TEST
 
 /* On a slow NIC (5 Gbps) a 16,000-token prompt's KV (5.2 GB) is still
- * streaming seconds after its prefill ends. TTFT ends at the hand-off:
- * the Conductor's scheduling time (the whole queue_s of an idle cluster)
- * + prefill + the part of the transfer left after prefill; the first TBT
- * interval is then only the load into VRAM and one iteration. Before,
- * TTFT ended at prefill end (ttft_s = queue_s + prefill_s) and the whole
- * tail of the transfer (over 5 s here) fell into the first interval. */
+ * streaming seconds after its prefill ends. TTFT ends when the request
+ * joins its decode batch: the Conductor's scheduling time (the whole
+ * queue_s of an idle cluster) + prefill + the part of the transfer left
+ * after prefill + the load into VRAM left after the stream; the first TBT
+ * interval is then one iteration. Before, TTFT ended at prefill end
+ * (ttft_s = queue_s + prefill_s) and the whole tail of the transfer (over
+ * 5 s here) fell into the first interval. */
 START_TEST(test_ttft_ends_at_handoff_slow_nic)
 {
     static const int one[][3] = {{1000, 16000, 3}};
@@ -143,14 +148,16 @@ START_TEST(test_ttft_ends_at_handoff_slow_nic)
     double sched = cfg.scheduler.schedule_s;
     double tail = kv_ready - arrival - queue - prefill; /* transfer left after prefill */
     ck_assert_double_eq_tol(queue, sched, 2e-6);
-    ck_assert_double_eq_tol(ttft, sched + prefill + tail, 4e-6);
+    ck_assert_double_eq_tol(ttft, sched + prefill + tail + h2d, 4e-6);
     ck_assert_double_gt(ttft - prefill - queue, 0.5);
-    /* First interval (the larger of 2): load into VRAM + one iteration. */
+    /* The slow stream left the node's PCIe ahead: only the last layer's
+     * load (1/80 of 5.2 GB at 128 GB/s) follows it. */
+    ck_assert_double_eq_tol(h2d, 16000.0 * 327680 / 80 / 128e9, 2e-6);
+    /* The larger of 2 intervals: one iteration. */
     model_cost_t *c = tests_a800_cost();
-    double it1 = (double)model_cost_decode_ns(c, 1, 16001) / 1e9;
+    double it2 = (double)model_cost_decode_ns(c, 1, 16002) / 1e9;
     model_cost_free(c);
-    ck_assert_double_eq_tol(csv_field(csv, 1, 11), h2d + it1, 4e-6); /* tbt_max_s */
-    ck_assert_double_lt(csv_field(csv, 1, 11), tail);
+    ck_assert_double_eq_tol(csv_field(csv, 1, 11), it2, 4e-6); /* tbt_max_s */
     free(csv);
 }
 END_TEST
@@ -234,10 +241,13 @@ START_TEST(test_decode_admission)
     char *csv = tests_read_file(path_in(out, "requests.csv"), NULL);
     ck_assert_ptr_nonnull(strstr(csv, "rejected_at_arrival"));
     /* Rows in completion order: the rejection, then request 0, then 1;
-     * request 1's first interval spans request 0's whole decode. */
+     * request 1 waits for the slot through request 0's whole decode, in
+     * its TTFT (it arrived at 0), not in its token intervals. */
     double fin0 = csv_field(csv, 2, 13), max1 = csv_field(csv, 3, 11);
-    double ttft1 = csv_field(csv, 3, 8);
-    ck_assert_double_gt(max1, fin0 - ttft1 - 1e-6);
+    double ttft1 = csv_field(csv, 3, 8), start1 = csv_field(csv, 3, 24);
+    ck_assert_double_gt(ttft1, fin0 - 1e-6);
+    ck_assert_double_eq_tol(start1, ttft1, 2e-6);
+    ck_assert_double_lt(max1, 0.1);
     free(csv);
 }
 END_TEST
@@ -602,8 +612,9 @@ START_TEST(test_remote_fetch)
 }
 END_TEST
 
-/* On a congested network (10 Gbps NICs) no KV stream completes before its
- * prefill, and every streamed byte is accounted once. */
+/* On a congested network (10 Gbps NICs) every streamed byte is accounted
+ * once, and TTFT ends when a request joins its decode batch, after its KV
+ * has landed and what was left of its load into VRAM. */
 START_TEST(test_stream_invariants)
 {
     gen_config(400);
@@ -626,8 +637,10 @@ START_TEST(test_stream_invariants)
         double arrival = csv_field(line - 0, 0, 1), ttft = csv_field(line, 0, 8);
         double out_tok = csv_field(line, 0, 3), kv_ready = csv_field(line, 0, 22);
         if (out_tok > 1) {
+            double load = csv_field(line, 0, 23), start = csv_field(line, 0, 24);
             streamed += csv_field(line, 0, 2) * 327680;
-            ck_assert_double_ge(kv_ready + 1e-6, arrival + ttft);
+            ck_assert_double_eq_tol(start, arrival + ttft, 2e-6);
+            ck_assert_double_ge(start + 2e-6, kv_ready + load);
         }
     }
     ck_assert_int_eq(rows, 400);
