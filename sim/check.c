@@ -109,7 +109,9 @@ static const struct {
     [INV_DECODE] = {"decode", "summary.json",
                     "decode.preemptions = sum of preemptions; stalls_per_request, "
                     "stall_s_per_request, stall_s_mean, stalled_share from prefill_stalls and "
-                    "prefill_stall_s over completed rows; iterations, busy_s, mean_batch >= 0"},
+                    "prefill_stall_s over completed rows; slot_wait_s_mean and slot_wait_s_max "
+                    "of decode_start_s - kv_ready_s - decode_load_s over completed rows that have "
+                    "them (1.5 us); iterations, busy_s, mean_batch >= 0"},
     [INV_TRANSFER] = {"transfer", "summary.json",
                       "per link class bytes, busy_s, flow_s, flows >= 0 and busy_s <= flow_s "
                       "(time with a flow <= sum of flow durations); no flows, nothing moved; "
@@ -207,7 +209,8 @@ static const char *const sum_keys[] = {
     "trace.input_tokens", "prefill.busy_s", "prefill.wasted_s", "prefill.mean_queue_s",
     "decode.iterations", "decode.busy_s", "decode.mean_batch", "decode.preemptions",
     "decode.stalls_per_request", "decode.stall_s_per_request", "decode.stall_s_mean",
-    "decode.stalled_share", "transfer.h2d.bytes", "transfer.h2d.busy_s", "transfer.ssd.bytes",
+    "decode.stalled_share", "decode.slot_wait_s_mean", "decode.slot_wait_s_max",
+    "transfer.h2d.bytes", "transfer.h2d.busy_s", "transfer.ssd.bytes",
     "transfer.ssd.busy_s", "sim.events", "sim.seed",
 };
 static const char *const link_names[] = {"pd", "fetch", "stage", "replication"};
@@ -874,8 +877,8 @@ static void check_dist(ck_t *c, int id, const char *prefix, int col, const char 
 typedef struct tally {
     int64_t n[N_ST], input, output_done, cached_done, preempt;
     int64_t pre_input, pre_cached, pre_dram, pre_ssd, fetched; /* prefilled rows */
-    int64_t stalls, stalled, intervals;
-    double queue_done, wasted, stall_s, tbt_weighted, tbt_max;
+    int64_t stalls, stalled, intervals, waiters;
+    double queue_done, wasted, stall_s, tbt_weighted, tbt_max, wait_s, wait_max;
     double first_arrival, last_arrival, last_finish;
     int64_t met_lo, met_hi;
 } tally_t;
@@ -912,6 +915,12 @@ static tally_t tally_rows(const ck_t *c)
         t.stalls += (int64_t)v[C_STALLS];
         t.stalled += v[C_STALLS] > 0;
         t.stall_s += v[C_STALL_S];
+        if ((r->have & kv_cols) == kv_cols) {
+            double w = v[C_DSTART] - v[C_KV_READY] - v[C_DLOAD];
+            t.waiters++;
+            t.wait_s += w;
+            t.wait_max = fmax(t.wait_max, w);
+        }
         /* A request of n tokens has n - 1 token intervals. */
         int64_t iv = v[C_OUTPUT] > 1 ? (int64_t)v[C_OUTPUT] - 1 : 0;
         t.intervals += iv;
@@ -1023,6 +1032,11 @@ static void check_work(ck_t *c, const tally_t *t)
                 "sum of prefill_stall_s / sum of prefill_stalls, completed rows");
     expect_near(c, INV_DECODE, "decode.stalled_share", (double)t->stalled / nc, 0,
                 "completed rows with prefill_stalls > 0 / completed rows");
+    expect_near(c, INV_DECODE, "decode.slot_wait_s_mean", t->waiters ? t->wait_s / (double)t->waiters : 0,
+                3 * CSV_HALF, "mean of decode_start_s - kv_ready_s - decode_load_s over completed "
+                "rows that have them");
+    expect_near(c, INV_DECODE, "decode.slot_wait_s_max", t->waiters ? t->wait_max : 0, 3 * CSV_HALF,
+                "max of decode_start_s - kv_ready_s - decode_load_s over completed rows");
     expect_nonneg(c, INV_DECODE, "decode.iterations");
     expect_nonneg(c, INV_DECODE, "decode.busy_s");
     expect_nonneg(c, INV_DECODE, "decode.mean_batch");

@@ -24,6 +24,10 @@ struct sim_metrics {
     int64_t stalls;           /* prefill stalls seen by completed requests */
     sim_time_t stall_ns;      /* their time */
     int64_t stalled_requests; /* completed requests that saw at least one */
+    /* Completed requests that joined a pd decode batch, and their waits
+     * for a slot (join - KV ready - the load left after the stream). */
+    int64_t slot_waiters;
+    sim_time_t slot_wait_ns, slot_wait_max_ns;
     sim_time_t decode_busy_ns;
     int64_t h2d_bytes, ssd_bytes;
     sim_time_t h2d_ns, ssd_ns;
@@ -191,6 +195,12 @@ void sim_metrics_request_done(sim_metrics_t *m, const sim_req_t *r)
         m->stalls += r->prefill_stalls;
         m->stall_ns += r->prefill_stall_ns;
         m->stalled_requests += r->prefill_stalls > 0;
+        if (r->output_tok > 1 && r->kv_ready_ns > 0) {
+            sim_time_t w = r->decode_join_ns - r->kv_ready_ns - r->decode_load_ns;
+            m->slot_waiters++;
+            m->slot_wait_ns += w;
+            m->slot_wait_max_ns = SIM_MAX(m->slot_wait_max_ns, w);
+        }
         sim_hist_add(&m->ttft, ttft, 1);
         sim_hist_add(&m->top10, (int64_t)llround(r->tbt_top10_s * 1e9), 1);
         if (s_of(ttft) <= m->ttft_slo_s && r->tbt_top10_s <= m->tbt_slo_s)
@@ -415,6 +425,12 @@ static json_t *decode_json(const sim_metrics_t *m)
     json_object_set_new(o, "stall_s_mean",
                         num(m->stalls ? s_of(m->stall_ns) / (double)m->stalls : 0));
     json_object_set_new(o, "stalled_share", num((double)m->stalled_requests / nc));
+    /* The wait of a request whose KV is in VRAM for a slot in its batch
+     * (VRAM for its whole KV, the batch cap): in its TTFT. */
+    json_object_set_new(o, "slot_wait_s_mean",
+                        num(m->slot_waiters ? s_of(m->slot_wait_ns) / (double)m->slot_waiters
+                                            : 0));
+    json_object_set_new(o, "slot_wait_s_max", num(s_of(m->slot_wait_max_ns)));
     json_object_set_new(o, "mean_batch",
                         num(m->decode_iters ? (double)m->decode_batch_sum / (double)m->decode_iters
                                             : 0));

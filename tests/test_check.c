@@ -112,6 +112,8 @@ static const char sum_json[] =
     "    \"stall_s_per_request\": 0.01,\n"
     "    \"stall_s_mean\": 0.02,\n"
     "    \"stalled_share\": 0.5,\n"
+    "    \"slot_wait_s_mean\": 0.075,\n"
+    "    \"slot_wait_s_max\": 0.15,\n"
     "    \"mean_batch\": 1.5\n"
     "  },\n"
     "  \"transfer\": {\n"
@@ -319,6 +321,8 @@ static const edit_t breaks[] = {
     {"summary.json", "\"mean_queue_s\": 0.125", "\"mean_queue_s\": 0.126", "[prefill]"},
     {"summary.json", "\"preemptions\": 1,", "\"preemptions\": 0,", "[decode]"},
     {"summary.json", "\"stalled_share\": 0.5,", "\"stalled_share\": 0.6,", "[decode]"},
+    {"summary.json", "\"slot_wait_s_mean\": 0.075,", "\"slot_wait_s_mean\": 0.08,", "[decode]"},
+    {"summary.json", "\"slot_wait_s_max\": 0.15,", "\"slot_wait_s_max\": 0.1,", "[decode]"},
     {"summary.json", "\"stall_s_mean\": 0.02,", "\"stall_s_mean\": 0.03,", "[decode]"},
     {"summary.json", "\"busy_s\": 0.5,", "\"busy_s\": 0.9,", "[transfer]"},
     {"summary.json", "\"bytes\": 0,", "\"bytes\": 10,", "[transfer]"},
