@@ -71,13 +71,16 @@ static void drows_add(drows_t *d, drow_t row)
     d->r[d->n++] = row;
 }
 
-static json_t *fit_json(const char *form, const model_fit_t *f)
+/* $.prefill: the form, its coefficients, its ramp and the fit's
+ * statistics. New reference. */
+static json_t *fit_json(const char *form, const model_fit_t *f, double ramp_tok)
 {
     json_t *out = json_object(), *c = json_array();
     json_object_set_new(out, "form", json_string(form));
     for (size_t j = 0; j < MODEL_FIT_NCOEF; j++)
         json_array_append_new(c, json_real(f->coef[j]));
     json_object_set_new(out, "coef", c);
+    json_object_set_new(out, "ramp_tok", json_real(ramp_tok));
     json_object_set_new(out, "n_points", json_integer((json_int_t)f->n_points));
     json_object_set_new(out, "r2", json_real(f->r2));
     json_object_set_new(out, "max_rel_err", json_real(f->max_rel_err));
@@ -85,28 +88,29 @@ static json_t *fit_json(const char *form, const model_fit_t *f)
     return out;
 }
 
-/* Fit a three-term model to p, append residual rows to res (may be NULL)
- * and a line to report. NULL with err on a degenerate set. */
-static json_t *fit_poly(const char *name, const char *form, const pts_t *p, const char *file,
-                        FILE *report, FILE *res, sim_err_t *err)
+/* Fit the prefill form (models/fit.h) to p, append residual rows to res
+ * (may be NULL) and a line to report. NULL with err on a degenerate set. */
+static json_t *fit_prefill(const char *form, const pts_t *p, const char *file, FILE *report,
+                           FILE *res, sim_err_t *err)
 {
     model_fit_t f;
-    if (p->n < MODEL_FIT_NCOEF || model_fit_wls(p->x, p->y, p->n, &f) != 0) {
-        sim_errf(err, "%s: $.%s: least-squares fit failed (need 3 or more distinct points, got %zu)",
-                 file, name, p->n);
+    double h = 0;
+    if (p->n < MODEL_FIT_NCOEF || model_fit_prefill(p->a, p->b, p->y, p->n, &f, &h) != 0) {
+        sim_errf(err, "%s: $.prefill: least-squares fit failed (need 3 or more distinct points "
+                      "that some ramp fits with every coefficient >= 0, got %zu points)",
+                 file, p->n);
         return NULL;
     }
     for (size_t i = 0; res && i < p->n; i++) {
-        double pred = 0;
-        for (size_t j = 0; j < MODEL_FIT_NCOEF; j++)
-            pred += f.coef[j] * p->x[i * MODEL_FIT_NCOEF + j];
-        fprintf(res, "%s,%zu,%.10g,%.10g,%.10g,%.10g,%.6f\n", name, i, p->a[i], p->b[i], p->y[i],
+        double pred = model_fit_prefill_eval(f.coef, h, p->a[i], p->b[i]);
+        fprintf(res, "prefill,%zu,%.10g,%.10g,%.10g,%.10g,%.6f\n", i, p->a[i], p->b[i], p->y[i],
                 pred, (pred - p->y[i]) / p->y[i]);
     }
     if (report)
-        fprintf(report, "%-8s %zu points  R^2 %.5f  max rel err %.2f%%  mean %.2f%%\n", name, p->n,
-                f.r2, 100 * f.max_rel_err, 100 * f.mean_rel_err);
-    return fit_json(form, &f);
+        fprintf(report, "%-8s %zu points  R^2 %.5f  max rel err %.2f%%  mean %.2f%%  ramp %.0f "
+                        "tokens\n", "prefill", p->n, f.r2, 100 * f.max_rel_err,
+                100 * f.mean_rel_err, h);
+    return fit_json(form, &f, h);
 }
 
 /* time = latency + bytes / bandwidth, by GSL's weighted linear fit. */
@@ -175,7 +179,10 @@ static void prefill_row(double n, double p, double row[MODEL_FIT_NCOEF])
     row[2] = n * n - p * p;
 }
 
-static const char PREFILL_FORM[] = "T(n, p) = c0 + c1*(n - p) + c2*(n^2 - p^2) seconds";
+static const char PREFILL_FORM[] =
+    "T(n, p) = c0 + c1*k + c2*(k + h)*(n + p) seconds, k = n - p new tokens, h = ramp_tok: "
+    "fixed time per pass, dense time per token, attention time per unit of n^2 - p^2 at "
+    "utilization k / (k + h)";
 static const char DECODE_FORM[] =
     "T(B, ctx) = d0 + max(W / (HBM e_w), F_lin B / (FLOPS e_c)) + max(KV ctx / (HBM e_kv), "
     "F_attn ctx / (FLOPS e_c)) seconds; W, KV per token, F_lin per token and F_attn per "
@@ -555,7 +562,7 @@ static int fit_instance(const json_t *root, json_t *out, int gpu, const char *hw
     }
     if (collect(root, gpu, layers, file, &pf, &dc, err) != 0)
         goto done;
-    if (!(sect = fit_poly("prefill", PREFILL_FORM, &pf, file, report, res, err)))
+    if (!(sect = fit_prefill(PREFILL_FORM, &pf, file, report, res, err)))
         goto done;
     json_object_set_new(out, "prefill", sect);
     double c1 = json_number_value(json_array_get(json_object_get(sect, "coef"), 1));

@@ -1,5 +1,7 @@
-/* models/cost_fitted.c: the "fitted" cost model: a prefill polynomial and
- * the decode roofline of models/roof.h (fixed time, achieved HBM and FLOPs
+/* models/cost_fitted.c: the "fitted" cost model: the prefill pass of
+ * models/fit.h (fixed part, dense GEMMs, attention at a utilization that
+ * ramps with the pass's new tokens; files without a ramp are the form
+ * before it) and the decode roofline of models/roof.h (fixed time, achieved HBM and FLOPs
  * fractions) from a calibration file written by `calib fit` from
  * measurements. The fractions are of the experiment's model and hardware,
  * so a file fitted for one 70B model serves the other. The built-in file
@@ -19,6 +21,7 @@
 
 typedef struct fitted {
     double prefill[MODEL_FIT_NCOEF];
+    double prefill_ramp_tok; /* h of the prefill form; 0 in files from before it */
     int decode_linear; /* a file from before the bounded form: decode_lin */
     double decode_lin[MODEL_FIT_NCOEF];
     model_roof_t roof;
@@ -70,18 +73,18 @@ static int plausible_terms(const char *file, double t, const double *term,
     return 0;
 }
 
-/* $.prefill against physics: T(n, 0) = c0 + c1 n + c2 n^2 (c >= 0, so
- * T grows with n and shrinks with the prefix) takes at most
- * MODEL_COST_PLAUSIBLE_S up to MODEL_COST_PLAUSIBLE_TOK tokens, and at
- * least the weight GEMMs' FLOPs at 100% of every GPU of the node for any
- * n in [1, MODEL_COST_PLAUSIBLE_TOK] (attention is left out of the floor:
- * causal kernels skip up to half of its n^2 pairs). T - floor is a convex
- * parabola, so its ends and its vertex bound it. 0 or -1. */
+/* $.prefill against physics: T(n, 0) = c0 + (c1 + c2 h) n + c2 n^2 (c >=
+ * 0 and c2 h <= c1, so T grows with n and shrinks with the prefix) takes
+ * at most MODEL_COST_PLAUSIBLE_S up to MODEL_COST_PLAUSIBLE_TOK tokens, and
+ * at least the weight GEMMs' FLOPs at 100% of every GPU of the node for
+ * any n in [1, MODEL_COST_PLAUSIBLE_TOK] (attention is left out of the
+ * floor: causal kernels skip up to half of its n^2 pairs). T - floor is a
+ * convex parabola, so its ends and its vertex bound it. 0 or -1. */
 static int plausible_prefill(const fitted_t *f, const model_cost_args_t *a, const char *file,
                              sim_err_t *err)
 {
-    const double *c = f->prefill, n_max = (double)MODEL_COST_PLAUSIBLE_TOK;
-    const double term[3] = {c[0], c[1] * n_max, c[2] * n_max * n_max};
+    const double *c = f->prefill, h = f->prefill_ramp_tok, n_max = (double)MODEL_COST_PLAUSIBLE_TOK;
+    const double term[3] = {c[0], c[1] * n_max, c[2] * (n_max + h) * n_max};
     static const char *const at[3] = {"$.prefill.coef[0]", "$.prefill.coef[1]",
                                       "$.prefill.coef[2]"};
     char what[96];
@@ -95,11 +98,11 @@ static int plausible_prefill(const fitted_t *f, const model_cost_args_t *a, cons
     double ns[3] = {1, n_max, 0};
     int k = 2;
     if (c[2] > 0) {
-        ns[2] = (floor_tok - c[1]) / (2 * c[2]);
+        ns[2] = (floor_tok - c[1] - c[2] * h) / (2 * c[2]);
         k += ns[2] > 1 && ns[2] < n_max;
     }
     for (int i = 0; i < k; i++) {
-        double n = ns[i], t = c[0] + c[1] * n + c[2] * n * n;
+        double n = ns[i], t = model_fit_prefill_eval(c, h, n, 0);
         if (t < floor_tok * n)
             return sim_errf(err, "%s: $.prefill.coef: a prefill of %.0f token%s takes %g s, "
                                  "less than the weight GEMMs of '%s' alone at 100%% of the peak "
@@ -149,6 +152,30 @@ static int plausible_decode(const fitted_t *f, const model_cost_args_t *a, const
                                       "$.decode.eff_cmp"};
     return plausible_terms(file, model_roof_decode_s(&f->roof, &f->eff, b, ctx), term, at, 5,
                            "$.decode", what, err);
+}
+
+/* $.prefill.ramp_tok, the attention's ramp h: absent in files written
+ * before it, which are read as the form they were fitted to (h = 0). It
+ * must keep T non-increasing in the prefix: dT/dp = c2 (h - 2p) - c1 <= 0
+ * for every p >= 0, that is c2 h <= c1. 0 or -1. */
+static int read_ramp(const json_t *root, const char *file, fitted_t *f, sim_err_t *err)
+{
+    json_t *s = json_object_get(root, "prefill");
+    f->prefill_ramp_tok = 0;
+    if (!json_object_get(s, "ramp_tok"))
+        return 0;
+    double h;
+    if (sim_json_num(s, "ramp_tok", file, "$.prefill", &h, err) != 0)
+        return -1;
+    if (!(h >= 0) || !(h <= (double)MODEL_COST_PLAUSIBLE_TOK))
+        return sim_errf(err, "%s: $.prefill.ramp_tok: must be a number of tokens from 0 to %lld "
+                             "(got %g)", file, (long long)MODEL_COST_PLAUSIBLE_TOK, h);
+    if (f->prefill[2] * h > f->prefill[1])
+        return sim_errf(err, "%s: $.prefill.ramp_tok: %g tokens make a prefill slower with more "
+                             "of its prompt cached (coef[2] x ramp_tok = %g exceeds coef[1] = %g)",
+                        file, h, f->prefill[2] * h, f->prefill[1]);
+    f->prefill_ramp_tok = h;
+    return 0;
 }
 
 /* $.decode: the bounded form (d0_s, eff_mem_weights, eff_mem_kv, eff_cmp,
@@ -219,7 +246,8 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
     if (sim_json_str(root, "hardware", path, "$", &hw, err) != 0 ||
         sim_json_str(root, "source", path, "$", &src, err) != 0 ||
         sim_json_arr(root, "models", path, "$", &models, err) != 0 ||
-        read_coef(root, "prefill", path, f->prefill, err) != 0)
+        read_coef(root, "prefill", path, f->prefill, err) != 0 ||
+        read_ramp(root, path, f, err) != 0)
         goto fail;
     if (strcmp(hw, a->hw->name) != 0) {
         sim_errf(err, "%s: $.hardware: calibration is for '%s', the experiment uses '%s'", path,
@@ -258,7 +286,8 @@ static double fitted_prefill_s(const void *st, int64_t n_tok, int64_t prefix_tok
     const fitted_t *f = st;
     if (n_tok == prefix_tok)
         return 0;
-    return model_fit_prefill_eval(f->prefill, (double)n_tok, (double)prefix_tok);
+    return model_fit_prefill_eval(f->prefill, f->prefill_ramp_tok, (double)n_tok,
+                                  (double)prefix_tok);
 }
 
 static double fitted_decode_s(const void *st, int64_t batch, int64_t ctx_tok)
@@ -292,7 +321,8 @@ static const char *fitted_source(const void *st) { return ((const fitted_t *)st)
 
 const model_cost_ops_t model_cost_fitted = {
     .name = "fitted",
-    .help = "fitted to measurements (a calibration file): prefill polynomial, decode roofline",
+    .help = "fitted to measurements (a calibration file): prefill pass with a utilization ramp, "
+            "decode roofline",
     .reads = (const char *const[]){"calibration", NULL},
     .init = fitted_init,
     .free = fitted_free,

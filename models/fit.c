@@ -9,9 +9,11 @@
 
 #include "sim/util.h"
 
-double model_fit_prefill_eval(const double c[MODEL_FIT_NCOEF], double n, double p)
+double model_fit_prefill_eval(const double c[MODEL_FIT_NCOEF], double h, double n, double p)
 {
-    return c[0] + c[1] * (n - p) + c[2] * (n * n - p * p);
+    /* (n - p + h) * (n + p) is n^2 - p^2 + h * (n + p); written as the
+     * product so that h = 0 gives the old form's values bit for bit. */
+    return c[0] + c[1] * (n - p) + c[2] * (h > 0 ? (n - p + h) * (n + p) : n * n - p * p);
 }
 
 double model_fit_decode_linear_eval(const double c[MODEL_FIT_NCOEF], double b, double ctx)
@@ -248,5 +250,89 @@ int model_fit_roof(const model_fit_roof_pt_t *pts, size_t n, int with_d0, double
     sim_free(x);
     sim_free(t);
     sim_free(w);
+    return rc;
+}
+
+/* The prefill fit at ramp h: coefficients into f, and the objective (sum
+ * of squared relative errors), or INFINITY when the fit fails or breaks a
+ * constraint of model_fit_prefill. x is scratch for 3 * cnt. */
+static double prefill_at(const double *n, const double *p, const double *y, size_t cnt, double h,
+                         double *x, model_fit_t *f)
+{
+    for (size_t i = 0; i < cnt; i++) {
+        x[3 * i] = 1;
+        x[3 * i + 1] = n[i] - p[i];
+        x[3 * i + 2] = h > 0 ? (n[i] - p[i] + h) * (n[i] + p[i]) : n[i] * n[i] - p[i] * p[i];
+    }
+    if (model_fit_wls(x, y, cnt, f) != 0)
+        return INFINITY;
+    if (!(f->coef[0] >= 0 && f->coef[1] >= 0 && f->coef[2] >= 0) || f->coef[2] * h > f->coef[1])
+        return INFINITY;
+    double obj = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        double r = (model_fit_prefill_eval(f->coef, h, n[i], p[i]) - y[i]) / y[i];
+        obj += r * r;
+    }
+    return obj;
+}
+
+int model_fit_prefill(const double *n, const double *p, const double *y, size_t cnt,
+                      model_fit_t *out, double *ramp_tok)
+{
+    enum { STEPS = 16 * 20 + 1 }; /* 2^0 .. 2^20 in steps of 2^(1/16) */
+    if (cnt < MODEL_FIT_NCOEF)
+        return -1;
+    double *x = sim_xmalloc(3 * cnt * sizeof *x, "fit prefill x");
+    double grid[STEPS + 1], obj[STEPS + 1];
+    model_fit_t f;
+    size_t best = 0, steps = STEPS;
+    /* Without a pass over a cached prefix the ramp cannot be told from
+     * the dense term (at p = 0, c2 h k adds to c1 k), so it stays 0. */
+    int prefix = 0;
+    for (size_t i = 0; i < cnt; i++)
+        prefix |= p[i] > 0;
+    if (!prefix)
+        steps = 0;
+    grid[0] = 0;
+    for (size_t i = 1; i <= STEPS; i++)
+        grid[i] = exp2((double)(i - 1) / 16);
+    for (size_t i = 0; i <= steps; i++) {
+        obj[i] = prefill_at(n, p, y, cnt, grid[i], x, &f);
+        if (obj[i] < obj[best])
+            best = i;
+    }
+    int rc = -1;
+    if (isfinite(obj[best])) {
+        /* Golden-section search between the neighbours of the best grid
+         * point (the objective is smooth in h there); a fixed number of
+         * steps, so the result is the same on every run. */
+        double lo = grid[best > 0 ? best - 1 : 0], hi = grid[best < steps ? best + 1 : steps];
+        double h = grid[best], fh = obj[best];
+        const double g = 0.5 * (sqrt(5.0) - 1);
+        double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+        double fa = prefill_at(n, p, y, cnt, a, x, &f), fb = prefill_at(n, p, y, cnt, b, x, &f);
+        for (int it = 0; it < 60; it++) {
+            if (fa < fb) {
+                hi = b, b = a, fb = fa, a = hi - g * (hi - lo);
+                fa = prefill_at(n, p, y, cnt, a, x, &f);
+            } else {
+                lo = a, a = b, fa = fb, b = lo + g * (hi - lo);
+                fb = prefill_at(n, p, y, cnt, b, x, &f);
+            }
+        }
+        if (fa < fh)
+            h = a, fh = fa;
+        if (fb < fh)
+            h = b, fh = fb;
+        prefill_at(n, p, y, cnt, h, x, out);
+        double *pred = sim_xmalloc(cnt * sizeof *pred, "fit prefill pred");
+        for (size_t i = 0; i < cnt; i++)
+            pred[i] = model_fit_prefill_eval(out->coef, h, n[i], p[i]);
+        model_fit_stats(pred, y, cnt, out);
+        sim_free(pred);
+        *ramp_tok = h;
+        rc = 0;
+    }
+    sim_free(x);
     return rc;
 }

@@ -18,8 +18,16 @@ typedef struct model_fit {
     size_t n_points;
 } model_fit_t;
 
-/* Prefill form: T(n, p) = c0 + c1*(n - p) + c2*(n^2 - p^2), seconds. */
-double model_fit_prefill_eval(const double coef[MODEL_FIT_NCOEF], double n_tok, double prefix_tok);
+/* Prefill form, seconds, for a pass of k = n - p new tokens over a prefix
+ * of p (models/cost_fitted.c gives its derivation):
+ *   T(n, p) = c0 + c1*k + c2*(k + h)*(n + p)
+ * c0 the fixed time of a pass, c1 the dense (weight-GEMM) time per token at
+ * saturation, c2 the attention time per unit of n^2 - p^2 = k*(n + p) at
+ * saturation, and h = ramp_tok the new tokens at which attention runs at
+ * half its saturated rate (its utilization is k / (k + h)). ramp_tok = 0
+ * is the form before the ramp, c0 + c1*(n - p) + c2*(n^2 - p^2). */
+double model_fit_prefill_eval(const double coef[MODEL_FIT_NCOEF], double ramp_tok, double n_tok,
+                              double prefix_tok);
 /* The linear decode form of calibration files written before the
  * bounded one (models/roof.h): T(B, ctx) = d0 + d1*B + d2*ctx, seconds.
  * Still read; `calib fit` no longer writes it. */
@@ -30,6 +38,21 @@ double model_fit_decode_linear_eval(const double coef[MODEL_FIT_NCOEF], double b
  * x[i*3 .. i*3+2]. n >= 3 and every y > 0. Returns 0, or -1 when GSL
  * fails (singular design). */
 int model_fit_wls(const double *x, const double *y, size_t n, model_fit_t *out);
+
+/* Fit the prefill form to cnt points (n_tok[i], prefix_tok[i], y[i]
+ * seconds) minimizing sum ((pred - y) / y)^2 over c0, c1, c2 >= 0 and
+ * ramp_tok >= 0 with c2 * ramp_tok <= c1 (so T never grows with the
+ * prefix at a fixed n). For each ramp_tok the coefficients are a weighted
+ * linear fit (model_fit_wls); ramp_tok is searched on a fixed grid (0, then
+ * 1 to 2^20 tokens in steps of 2^(1/16)) and refined by golden-section
+ * search between the best point's neighbours: deterministic, O(cnt x 400).
+ * Without a point over a cached prefix (p > 0) ramp_tok is 0: at p = 0
+ * the ramp's term c2 h k cannot be told from the dense c1 k.
+ * Returns 0 with the coefficients in out and the ramp in *ramp_tok, or -1
+ * when no ramp gives a fit with every coefficient >= 0 (cnt < 3, a point
+ * with y <= 0, or data the form cannot follow). */
+int model_fit_prefill(const double *n_tok, const double *prefix_tok, const double *y, size_t cnt,
+                      model_fit_t *out, double *ramp_tok);
 
 /* The error statistics of out (not coef) for predictions pred of y. */
 void model_fit_stats(const double *pred, const double *y, size_t n, model_fit_t *out);
