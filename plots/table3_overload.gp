@@ -1,8 +1,8 @@
 # plots/table3_overload.gp: arXiv Table 3 as a figure: rejected requests
-# and goodput per admission policy at load threshold 1, on 10P+3D and on
+# and goodput per admission policy at load threshold 1, on 11P+3D and on
 # 8P+8D (top), and the load threshold of Early Rejection and of its
-# prediction-based counterpart on 10P+3D (bottom); conversation trace at
-# 2.5x (experiments/arxiv/table3_overload.sh). Rejections count both those
+# prediction-based counterpart on 11P+3D (bottom); conversation trace at
+# 2.6x (experiments/arxiv/table3_overload.sh). Rejections count both those
 # at arrival and those after prefill (only Baseline rejects after prefill).
 # Input: datafile (table3_overload.csv, read by column name), outfile;
 # pdffile (optional, see style.gp).
@@ -16,16 +16,16 @@ set datafile columnheaders
 policies = "none baseline early predictive predictive_oracle"
 pol_x(p) = p eq "none" ? 0 : p eq "baseline" ? 1 : p eq "early" ? 2 : p eq "predictive" ? 3 : p eq "predictive_oracle" ? 4 : NaN
 # the two splits' bars side by side around each policy's x
-splits = "10P3D 8P8D"
-split_label(sp) = sp eq "10P3D" ? "10P+3D" : sp eq "8P8D" ? "8P+8D" : sp
-split_dx(sp) = sp eq "10P3D" ? -0.19 : 0.19
+splits = "11P3D 8P8D"
+split_label(sp) = sp eq "11P3D" ? "11P+3D" : sp eq "8P8D" ? "8P+8D" : sp
+split_dx(sp) = sp eq "11P3D" ? -0.19 : 0.19
 bw = 0.36
 # the splits in greys: the colours are the policies' (c, d)
-split_colour(sp) = sp eq "10P3D" ? "#555555" : "#BBBBBB"
+split_colour(sp) = sp eq "11P3D" ? "#555555" : "#BBBBBB"
 at1(sp) = strcol("split") eq sp && abs(column("threshold") - 1) < 1e-9 && pol_x(strcol("policy")) == pol_x(strcol("policy"))
 rej(d_) = column("rejected_at_arrival") + column("rejected_after_prefill")
-# the threshold sweep: early and predictive (its system predictor) on 10P+3D
-sweep(p) = strcol("split") eq "10P3D" && strcol("policy") eq p
+# the threshold sweep: early and predictive (its system predictor) on 11P+3D
+sweep(p) = strcol("split") eq "11P3D" && strcol("policy") eq p
 pol_ls(p) = p eq "early" ? 2 : 1
 pol_title(p) = p eq "early" ? "Early Rejection" : "Early Rejection based on Prediction"
 stats datafile using (abs(column("threshold") - 1) < 1e-9 ? rej(0) : NaN) nooutput
@@ -74,17 +74,17 @@ do for [fig_out in fig_outputs] {
          for [sp in splits] datafile using \
             (at1(sp) ? pol_x(strcol("policy")) + split_dx(sp) : NaN):"goodput_rps":(sprintf("%.1f", column("goodput_rps"))) \
             with labels offset 0, 0.6 font ",7" notitle
-    # (c), (d): the load threshold on 10P+3D, from the datablocks
+    # (c), (d): the load threshold on 11P+3D, from the datablocks
     set datafile nocolumnheaders
     set xrange [0.45:1.05]
     set xtics autofreq 0.1 scale 0.6, 0.3 norotate offset 0, 0
     set grid xtics ytics
     set xlabel "load threshold"
-    set title "(c) rejected requests by threshold, 10P+3D"
+    set title "(c) rejected requests by threshold, 11P+3D"
     set ylabel "rejected requests"
     set yrange [0:*]
     plot for [p in "early predictive"] sweep_data(p) using 1:2 smooth unique with linespoints ls pol_ls(p) notitle
-    set title "(d) goodput by threshold, 10P+3D"
+    set title "(d) goodput by threshold, 11P+3D"
     set ylabel "goodput (req/s)"
     set yrange [*:*]
     plot for [p in "early predictive"] sweep_data(p) using 1:3 smooth unique with linespoints ls pol_ls(p) notitle

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Traces: conversation_trace
 # arXiv Table 3: rejections and goodput per admission policy on the
-# conversation trace at 2.5x speed on 10P + 3D, where both pools reach
-# their SLO at peaks (the paper's 2x replay of a trace with about twice as
-# many requests overloads both pools; ours at 2x on 8P + 8D leaves decode
-# at a third of its SLO), and on the paper's 8P + 8D for comparison; plus
-# the load threshold of early and predictive on 10P + 3D. The runs are the
+# conversation trace at 2.6x speed on 11P + 3D, where the decode side is
+# the bottleneck for part of the run (the paper's 2x replay of a trace with
+# about twice as many requests overloads decode; ours at 2x on 8P + 8D
+# leaves decode at a third of its SLO), and on the paper's 8P + 8D for
+# comparison; plus the load threshold of early and predictive on 11P + 3D. The runs are the
 # points of table3_overload.sweep.json (predictor oracle: the row
 # predictive_oracle), read from the sweep's sweep.csv by column name.
 # Writes results/arxiv/table3_overload.{csv,md,png}.
