@@ -15,7 +15,7 @@ over $((e - s)) 2000
 s=$(ms)
 "$BIN" run "$ROOT/experiments/arxiv/table3_overload.json" --quiet --out "$ROOT/build/bench/overload"
 e=$(ms)
-echo "overload run (baseline admission, 10P+3D, conversation trace at 2.5x): $((e - s)) ms wall (budget 1 s)"
+echo "overload run (baseline admission, 11P+3D, conversation trace at 2.6x): $((e - s)) ms wall (budget 1 s)"
 over $((e - s)) 1000
 s=$(ms)
 "$BIN" search "$ROOT/experiments/arxiv/fig12_vllm_4m.json" --quiet --lo 0.1 \
