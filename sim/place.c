@@ -164,7 +164,12 @@ static sim_time_t est_finish(kv_est_t *x, int i, sim_time_t wait, sim_time_t pre
 /* Algorithm 1 over the view's candidates only (sim_cluster_prefill_view):
  * an instance left out has a candidate alike in everything but a wait no
  * longer than its own and a lower index, so the choice is the full
- * scan's. -1 when there is no view (the pool is off). */
+ * scan's. Of equal estimates that price the hand-off (handoff_aware) the
+ * one whose node has the largest send share wins (then the lowest index): a cold prompt's stream hides behind
+ * its prefill on every idle instance alike, and the node whose NIC is
+ * least busy delivers it soonest; by index alone new sessions, and their
+ * later turns, piled onto the first instances' NICs. -1 when there is no
+ * view (the pool is off). */
 static int kv_estimate_view(kv_est_t *x)
 {
     sim_place_scratch_t *s = x->s;
@@ -178,14 +183,18 @@ static int kv_estimate_view(kv_est_t *x)
     for (int k = 0; x->allow_fetch && k < v.n_hold; k++)
         add_holder(s, v.hold[k], v.hold_send[k], &x->fastest, &top);
     int best = -1;
+    double best_send = 0;
     for (int k = 0; k < v.n; k++) {
         int i = v.inst[k];
         est_fetch(x, i, v.lead[k], v.recv[k]);
         sim_time_t prefill_ns =
             sim_cluster_prefill_pred_lead_ns(x->c, i, x->r, s->est[i].lead_blocks);
         sim_time_t t = est_finish(x, i, v.wait[k], prefill_ns, v.send[k]);
-        if (best < 0 || t < s->est[best].ttft_ns)
+        if (best < 0 || t < s->est[best].ttft_ns ||
+            (t == s->est[best].ttft_ns && x->decode >= 0 && v.send[k] > best_send)) {
             best = i;
+            best_send = v.send[k];
+        }
     }
     return best;
 }
@@ -212,9 +221,12 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     }
     sim_cluster_prefill_pred_all(c, r, s->leads, s->lead_min, s->pred);
     int best = 0;
-    for (int i = 0; i < n; i++)
-        if (est_finish(&x, i, s->wait[i], s->pred[i], s->send[i]) < s->est[best].ttft_ns)
+    for (int i = 0; i < n; i++) {
+        sim_time_t t = est_finish(&x, i, s->wait[i], s->pred[i], s->send[i]);
+        if (t < s->est[best].ttft_ns ||
+            (t == s->est[best].ttft_ns && x.decode >= 0 && s->send[i] > s->send[best]))
             best = i;
+    }
     return best;
 }
 
