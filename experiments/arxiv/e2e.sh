@@ -3,7 +3,8 @@
 # fig12_longctx.sh): for each workload, the sustained capacity of
 # Mooncake-[3P+1D], Mooncake-[2P+2D] and vLLM-[4M] under Poisson arrivals,
 # found by `mooncake-sim search`: the highest rate (to 2%) at which P90 TTFT
-# and P90 TBT stay within 10x and 5x of what vLLM-[4M] measures at the
+# and P90 TBT over requests (TBT per request: the mean of its longest 10%
+# of intervals) stay within 10x and 5x of what vLLM-[4M] measures at the
 # workload's lowest tested rate (start), every run long enough to reach a
 # steady state (at least 1,500 requests and 10 mean lifetimes). Needs FIG
 # (fig11|fig12) and WORKLOADS ("name:set options+start=RATE" items) set by
@@ -53,7 +54,8 @@ col "$OUT/${FIG}_best.csv" workload system max_rate_rps | awk -F, '{ if (!($1 in
 {
     echo
     echo "Sustained capacity (mooncake-sim search, tolerance 2%): the highest Poisson rate at which"
-    echo "P90 TTFT and P90 TBT stay within 10x and 5x of vLLM-[4M]'s at the lowest tested rate;"
+    echo "P90 TTFT and P90 TBT over requests (a request's TBT: the mean of its longest 10% of"
+    echo "token intervals) stay within 10x and 5x of vLLM-[4M]'s at the lowest tested rate;"
     echo "each run has max(1500, ceil(10 x L x rate)) requests, L the reference's mean lifetime."
     echo
     cat "$W/reference.txt"
