@@ -316,15 +316,26 @@ static void on_signal(int sig)
     _exit(128 + sig);
 }
 
+/* sig's handler becomes sa's, unless sig was ignored when the process
+ * started (nohup, trap '' INT): that choice of the caller is kept, and the
+ * run goes on as it asked. */
+static void install_unless_ignored(int sig, const struct sigaction *sa)
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    sigaction(sig, sa, NULL);
+}
+
 void sim_out_install_signal_cleanup(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    install_unless_ignored(SIGINT, &sa);
+    install_unless_ignored(SIGTERM, &sa);
+    install_unless_ignored(SIGHUP, &sa);
 }
 
 static int is_known(const char *const *names, const char *n)

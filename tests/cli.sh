@@ -289,6 +289,19 @@ wait "$pid"
 st=$?
 [ "$st" = 143 ] && ok || bad "a run killed by SIGTERM exited $st, not 143"
 [ -z "$(ls -A "$T/sig")" ] && ok || bad "a killed run left: $(ls -A "$T/sig")"
+# A signal the caller ignored (nohup, trap '' TERM) stays ignored: the
+# run goes on (then SIGKILL ends it; its leftovers are removed here).
+mkdir -p "$T/sigign"
+sh -c "trap '' TERM; exec \"\$0\" run \"\$1\" --quiet --out \"\$2\"" "$BIN" "$T/long.json" \
+    "$T/sigign/run" &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+sleep 1
+kill -0 "$pid" 2>/dev/null && ok || bad "a run started with SIGTERM ignored died of it"
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+rm -rf "$T/sigign"
 
 # config.json reproduces its run exactly: every shipped experiment (first
 # 300 requests, at a speed that needs 12 significant digits) rerun from
