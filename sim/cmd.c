@@ -337,7 +337,10 @@ static int cap_probe(void *ud, sim_search_probe_t *p, sim_err_t *err)
                              "slo.attainment, ttft_s.p90, tbt_s.p90, goodput_rps)",
                         c->metric);
     double m = p->metric, x = c->target;
-    p->pass = c->op == OP_GE ? m >= x : c->op == OP_LE ? m <= x : c->op == OP_GT ? m > x : m < x;
+    /* A run that completes no request meets nothing: its percentiles
+     * and rates read 0, which would pass any upper bound. */
+    p->pass = res.counts.completed > 0 &&
+              (c->op == OP_GE ? m >= x : c->op == OP_LE ? m <= x : c->op == OP_GT ? m > x : m < x);
     if (c->progress)
         fprintf(stderr, "  capacity: %s=%.9g -> %s %.6g: %s\n", c->key, p->value, c->metric, m,
                 p->pass ? "meets" : "misses");

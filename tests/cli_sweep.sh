@@ -81,6 +81,16 @@ expect 2 "holds a different sweep" "$BIN" sweep "$T/other.json" --out "$T/j1"
 cmp -s "$T/j1/sweep.csv" "$T/j2/sweep.csv" && ok || bad "a refused sweep changed sweep.csv"
 expect 0 "sweep: 1 points" "$BIN" sweep "$T/other.json" --out "$T/j1" --force
 
+# capacity: a run that completes no request (its one prompt cannot fit
+# any decode node's VRAM: rejected at arrival) misses even an upper bound
+# its zero percentiles would meet.
+awk 'BEGIN { printf "{\"timestamp\": 0, \"input_length\": 1400000, \"output_length\": 5, \"hash_ids\": ["
+    for (i = 0; i < 2735; i++) printf "%s%d", (i ? "," : ""), i; print "]}" }' >"$T/huge.jsonl"
+printf '{"name": "huge", "trace": {"path": "%s"}}\n' "$T/huge.jsonl" >"$T/huge.json"
+expect 0 "capacity: none" "$BIN" capacity "$T/huge.json" --vary trace.speed --target 'ttft_s.p90<=5' \
+    --out "$T/hugecap" --quiet
+grep -q '"found": false' "$T/hugecap/capacity.json" && ok || bad "capacity counted a run that completed nothing"
+
 # capacity: the highest passing rate agrees with a fine grid of runs.
 printf '{"name": "cap", "cluster": {"prefill": 1, "decode": 1},\n "trace": {"generator": {"kind": "kimi", "requests": 2000, "rate_rps": 0.5}}}\n' >"$T/cap.json"
 expect 0 "capacity: trace.generator.rate_rps = " "$BIN" capacity "$T/cap.json" --vary trace.generator.rate_rps \
