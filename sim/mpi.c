@@ -59,10 +59,16 @@ static char *encode(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, in
     for (int i = rank; i < s->n_points; i += n) {
         json_t *e = json_array();
         json_array_append_new(e, json_integer(i));
-        if (res[i].failed)
-            json_array_append_new(e, json_string(res[i].error));
-        else
+        if (res[i].failed) {
+            /* json_string refuses text that is not UTF-8 (NULL: the point
+             * would arrive as a success): the text is made valid first. */
+            char msg[SIM_ERR_LEN];
+            snprintf(msg, sizeof msg, "%s", res[i].error);
+            sim_utf8_clean(msg, sizeof msg);
+            json_array_append_new(e, json_string(msg));
+        } else {
             json_array_append(e, res[i].summary);
+        }
         json_array_append_new(a, e);
     }
     char *text = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -84,8 +90,12 @@ static int decode(const char *text, size_t len, sim_sweep_result_t *res, int n_p
     json_array_foreach(a, k, e) {
         json_int_t i = json_integer_value(json_array_get(e, 0));
         json_t *v = json_array_get(e, 1);
-        if (i < 0 || i >= n_points || !v)
-            continue;
+        if (!json_is_integer(json_array_get(e, 0)) || i < 0 || i >= n_points ||
+            !(json_is_string(v) || json_is_object(v))) {
+            json_decref(a);
+            return sim_errf(err, "sweep: a rank's result %zu is not [point, summary or error]",
+                            k);
+        }
         if (json_is_string(v)) {
             res[i].failed = 1;
             snprintf(res[i].error, sizeof res[i].error, "%s", json_string_value(v));

@@ -33,14 +33,64 @@ typedef union alloc_hdr {
 static _Thread_local size_t live_bytes;
 static _Thread_local size_t live_count;
 
+/* The length of the UTF-8 character at s (n bytes left), or 0 when s
+ * does not start a whole, well-formed one (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF). */
+static size_t utf8_char_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                                                       : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+void sim_utf8_clean(char *msg, size_t cap)
+{
+    char out[SIM_ERR_LEN];
+    size_t room = cap < sizeof out ? cap : sizeof out, o = 0, n = strlen(msg);
+    const unsigned char *s = (const unsigned char *)msg;
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_char_len(s + i, n - i);
+        if (o + (len ? len : 4) >= room)
+            break;
+        if (len) {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            snprintf(out + o, 5, "\\x%02x", s[i]);
+            o += 4;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    memcpy(msg, out, o + 1);
+}
+
+/* msg from fmt, made valid UTF-8 (sim_utf8_clean): an error may quote
+ * bytes of a bad input, and it travels on as JSON (MPI sweeps) and CSV. */
+static void err_fill(sim_err_t *err, int io, const char *fmt, va_list ap)
+{
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    sim_utf8_clean(err->msg, sizeof err->msg);
+    err->io = io;
+}
+
 int sim_errf(sim_err_t *err, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        err_fill(err, 0, fmt, ap);
         va_end(ap);
-        err->io = 0;
     }
     return -1;
 }
@@ -50,9 +100,8 @@ int sim_errf_io(sim_err_t *err, const char *fmt, ...)
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        err_fill(err, 1, fmt, ap);
         va_end(ap);
-        err->io = 1;
     }
     return -1;
 }
