@@ -93,6 +93,13 @@ int sim_opts_next(sim_opts_t *p, const char **arg)
     }
     if (i >= p->n)
         return SIM_OPTS_BAD;
+    const char *what = p->table[i].arg;
+    if (optarg && !optarg[0] && what && (!strcmp(what, "DIR") || !strcmp(what, "FILE"))) {
+        /* An empty path names nothing (a shell variable left unset). */
+        fprintf(stderr, "mooncake-sim: --%s: an empty %s\n", p->table[i].name,
+                what[0] == 'D' ? "directory" : "file name");
+        return SIM_OPTS_BAD;
+    }
     *arg = optarg;
     return p->table[i].id;
 }

@@ -390,12 +390,16 @@ int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *na
     memset(d, 0, sizeof *d);
     d->slot = -1;
     d->names = names;
-    if (snprintf(d->final_path, sizeof d->final_path, "%s", final) >= (int)sizeof d->final_path ||
-        sibling(final, "tmp", d->tmp_path, sizeof d->tmp_path) != 0)
+    if (!final[0])
+        return sim_errf(err, "an empty output directory: name one (--out DIR)");
+    if (snprintf(d->final_path, sizeof d->final_path, "%s", final) >= (int)sizeof d->final_path)
         return sim_errf(err, "%s: path too long", final);
+    /* DIR/ names DIR: its private sibling is DIR's, not one inside it. */
     size_t n = strlen(d->final_path);
     while (n > 1 && d->final_path[n - 1] == '/')
         d->final_path[--n] = '\0';
+    if (sibling(d->final_path, "tmp", d->tmp_path, sizeof d->tmp_path) != 0)
+        return sim_errf(err, "%s: path too long", final);
     if (check_replaceable(d->final_path, names, err) != 0)
         return -1;
     char parent[sizeof d->final_path];

@@ -277,6 +277,14 @@ expect 2 "--max-probes 1: expected an integer in [2, 1000]" "$BIN" search x.json
 mkdir -p "$T/mine" && echo notes >"$T/mine/notes.md"
 expect 2 "holds 'notes.md', which is not a run's output" "$BIN" run "$T/small.json" --out "$T/mine" --force
 [ "$(ls -A "$T/mine")" = notes.md ] && ok || bad "a refused run touched a folder of other files"
+# --out DIR/ names DIR, new or a run's (no private directory inside it);
+# an empty --out is a usage error.
+expect 0 "" "$BIN" run "$T/small.json" --quiet --out "$T/slash/run/"
+[ -s "$T/slash/run/summary.json" ] && [ "$(ls -A "$T/slash")" = run ] && ok || bad "--out DIR/: $(ls -A "$T/slash")"
+expect 0 "" "$BIN" run "$T/small.json" --quiet --out "$T/slash/run/"
+[ "$(ls -A "$T/slash")" = run ] && ok || bad "--out DIR/ over a run left: $(ls -A "$T/slash")"
+expect 2 "--out: an empty directory" "$BIN" run "$T/small.json" --quiet --out ""
+expect 2 "--out: an empty directory" "$BIN" sweep "$T/small.json" --quiet --out ""
 # (10^8 requests: hours of work on any machine, so the signal comes
 # mid-run however fast the build and the machine are.)
 printf '{"trace": {"generator": {"kind": "kimi", "requests": 100000000, "rate_rps": 50}}}\n' >"$T/long.json"
