@@ -22,22 +22,19 @@
 
 /* A table of points being collected for one fit. */
 typedef struct pts {
-    double *x; /* MODEL_FIT_NCOEF regressors per point */
     double *y;
-    double *a, *b; /* the two inputs as measured, for residuals */
+    double *a, *b; /* the two inputs as measured */
     size_t n, cap;
 } pts_t;
 
-static void pts_add(pts_t *p, const double row[MODEL_FIT_NCOEF], double a, double b, double y)
+static void pts_add(pts_t *p, double a, double b, double y)
 {
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 64;
-        p->x = sim_xrealloc(p->x, p->cap * MODEL_FIT_NCOEF * sizeof *p->x, "fit x");
         p->y = sim_xrealloc(p->y, p->cap * sizeof *p->y, "fit y");
         p->a = sim_xrealloc(p->a, p->cap * sizeof *p->a, "fit a");
         p->b = sim_xrealloc(p->b, p->cap * sizeof *p->b, "fit b");
     }
-    memcpy(&p->x[p->n * MODEL_FIT_NCOEF], row, MODEL_FIT_NCOEF * sizeof *row);
     p->a[p->n] = a;
     p->b[p->n] = b;
     p->y[p->n++] = y;
@@ -45,7 +42,6 @@ static void pts_add(pts_t *p, const double row[MODEL_FIT_NCOEF], double a, doubl
 
 static void pts_free(pts_t *p)
 {
-    sim_free(p->x);
     sim_free(p->y);
     sim_free(p->a);
     sim_free(p->b);
@@ -172,13 +168,6 @@ static int num_at(const json_t *arr, size_t i, const char *sect, const char *key
     return 0;
 }
 
-static void prefill_row(double n, double p, double row[MODEL_FIT_NCOEF])
-{
-    row[0] = 1;
-    row[1] = n - p;
-    row[2] = n * n - p * p;
-}
-
 static const char PREFILL_FORM[] =
     "T(n, p) = c0 + c1*k + c2*(k + h)*(n + p) seconds, k = n - p new tokens, h = ramp_tok: "
     "fixed time per pass, dense time per token, attention time per unit of n^2 - p^2 at "
@@ -199,7 +188,7 @@ static int collect(const json_t *root, int gpu, double layers, const char *file,
         sim_json_arr(root, ds, file, "$", &da, err) != 0)
         return -1;
     for (size_t i = 0; i < json_array_size(pa); i++) {
-        double n, p, s, g, a, row[MODEL_FIT_NCOEF];
+        double n, p, s, g, a;
         if (num_at(pa, i, ps, "n_tok", 0, file, &n, err) || num_at(pa, i, ps, "prefix_tok", 1, file, &p, err))
             return -1;
         if (gpu) {
@@ -211,8 +200,7 @@ static int collect(const json_t *root, int gpu, double layers, const char *file,
         }
         if (p > n)
             return sim_errf(err, "%s: $.%s[%zu]: prefix_tok %g exceeds n_tok %g", file, ps, i, p, n);
-        prefill_row(n, p, row);
-        pts_add(pf, row, n, p, s);
+        pts_add(pf, n, p, s);
     }
     for (size_t i = 0; i < json_array_size(da); i++) {
         drow_t d = {.gemm_s = -1, .attn_s = -1};

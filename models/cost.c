@@ -292,13 +292,6 @@ sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
     return 2 * t1 > t2 ? 2 * t1 - t2 : 0;
 }
 
-sim_time_t model_cost_kv_read_ns(const model_cost_t *c, int64_t tok)
-{
-    if (tok <= 0)
-        return 0;
-    sim_time_t a = model_cost_decode_ns(c, 1, 1), b = model_cost_decode_ns(c, 1, 1 + tok);
-    return b > a ? b - a : 0;
-}
 
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
 const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }

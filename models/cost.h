@@ -124,14 +124,11 @@ void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx
  * roundings to the ns are allowed for). */
 sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a);
 /* The fixed part of one prefill pass (a prefill's time extrapolated to
- * no tokens: T(1) - (T(2) - T(1))):
- * charged once per prompt when a prompt is computed in chunks or batched
- * with others, not once per chunk. */
+ * no tokens: T(1) - (T(2) - T(1))): charged once per pass, so work that
+ * shares a pass with other work (batched prompts, a chunk riding a
+ * decode step, a pipelined chunk after the prompt's first) does not pay
+ * it again. */
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c);
-/* Reading tok tokens of KV from HBM, as a decode step does: the growth
- * of a one-request decode step from 1 to 1 + tok tokens of context (the
- * KV term of the step at the decode fit's achieved bandwidth). */
-sim_time_t model_cost_kv_read_ns(const model_cost_t *c, int64_t tok);
 const char *model_cost_name(const model_cost_t *c);
 const char *model_cost_source(const model_cost_t *c);
 

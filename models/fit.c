@@ -9,11 +9,17 @@
 
 #include "sim/util.h"
 
+/* The prefill form's attention regressor, (n - p + h) * (n + p) =
+ * n^2 - p^2 + h * (n + p); written as n^2 - p^2 when h = 0, so that the
+ * form before the ramp gives its values bit for bit. */
+static double prefill_attn(double h, double n, double p)
+{
+    return h > 0 ? (n - p + h) * (n + p) : n * n - p * p;
+}
+
 double model_fit_prefill_eval(const double c[MODEL_FIT_NCOEF], double h, double n, double p)
 {
-    /* (n - p + h) * (n + p) is n^2 - p^2 + h * (n + p); written as the
-     * product so that h = 0 gives the old form's values bit for bit. */
-    return c[0] + c[1] * (n - p) + c[2] * (h > 0 ? (n - p + h) * (n + p) : n * n - p * p);
+    return c[0] + c[1] * (n - p) + c[2] * prefill_attn(h, n, p);
 }
 
 double model_fit_decode_linear_eval(const double c[MODEL_FIT_NCOEF], double b, double ctx)
@@ -262,7 +268,7 @@ static double prefill_at(const double *n, const double *p, const double *y, size
     for (size_t i = 0; i < cnt; i++) {
         x[3 * i] = 1;
         x[3 * i + 1] = n[i] - p[i];
-        x[3 * i + 2] = h > 0 ? (n[i] - p[i] + h) * (n[i] + p[i]) : n[i] * n[i] - p[i] * p[i];
+        x[3 * i + 2] = prefill_attn(h, n[i], p[i]);
     }
     if (model_fit_wls(x, y, cnt, f) != 0)
         return INFINITY;

@@ -60,12 +60,11 @@ static char *encode(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, in
         json_t *e = json_array();
         json_array_append_new(e, json_integer(i));
         if (res[i].failed) {
-            /* json_string refuses text that is not UTF-8 (NULL: the point
-             * would arrive as a success): the text is made valid first. */
-            char msg[SIM_ERR_LEN];
-            snprintf(msg, sizeof msg, "%s", res[i].error);
-            sim_utf8_clean(msg, sizeof msg);
-            json_array_append_new(e, json_string(msg));
+            /* json_string refuses text that is not UTF-8 (NULL); an error
+             * is UTF-8, made so by sim_errf. */
+            json_t *msg = json_string(res[i].error);
+            SIM_ASSERT(msg != NULL);
+            json_array_append_new(e, msg);
         } else {
             json_array_append(e, res[i].summary);
         }

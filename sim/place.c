@@ -161,6 +161,14 @@ static sim_time_t est_finish(kv_est_t *x, int i, sim_time_t wait, sim_time_t pre
     return e->ttft_ns;
 }
 
+/* An estimate t from a node of send share send beats the best so far
+ * (bt, bsend): it is lower, or (when the hand-off is priced) equal from a
+ * node with a larger send share. */
+static int beats(const kv_est_t *x, sim_time_t t, double send, sim_time_t bt, double bsend)
+{
+    return t < bt || (t == bt && x->decode >= 0 && send > bsend);
+}
+
 /* Algorithm 1 over the view's candidates only (sim_cluster_prefill_view):
  * an instance left out has a candidate alike in everything but a wait no
  * longer than its own and a lower index, so the choice is the full
@@ -190,8 +198,7 @@ static int kv_estimate_view(kv_est_t *x)
         sim_time_t prefill_ns =
             sim_cluster_prefill_pred_lead_ns(x->c, i, x->r, s->est[i].lead_blocks);
         sim_time_t t = est_finish(x, i, v.wait[k], prefill_ns, v.send[k]);
-        if (best < 0 || t < s->est[best].ttft_ns ||
-            (t == s->est[best].ttft_ns && x->decode >= 0 && v.send[k] > best_send)) {
+        if (best < 0 || beats(x, t, v.send[k], s->est[best].ttft_ns, best_send)) {
             best = i;
             best_send = v.send[k];
         }
@@ -221,12 +228,10 @@ int sim_place_kv_estimate(const sim_cluster_t *c, const sim_req_t *r, int allow_
     }
     sim_cluster_prefill_pred_all(c, r, s->leads, s->lead_min, s->pred);
     int best = 0;
-    for (int i = 0; i < n; i++) {
-        sim_time_t t = est_finish(&x, i, s->wait[i], s->pred[i], s->send[i]);
-        if (t < s->est[best].ttft_ns ||
-            (t == s->est[best].ttft_ns && x.decode >= 0 && s->send[i] > s->send[best]))
+    for (int i = 0; i < n; i++)
+        if (beats(&x, est_finish(&x, i, s->wait[i], s->pred[i], s->send[i]), s->send[i],
+                  s->est[best].ttft_ns, s->send[best]))
             best = i;
-    }
     return best;
 }
 

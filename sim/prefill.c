@@ -19,7 +19,7 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
     c->pf[i].running = NULL;
     sim_ppick_touch(c, i);
     r->prefill_end_ns = sim_evq_now(c->evq);
-    r->first_token_ns = r->prefill_end_ns; /* moved to the hand-off when KV moves */
+    r->first_token_ns = r->prefill_end_ns; /* moved to the decode join when KV moves */
     r->prefill_done = 1;
     if (c->pool) {
         /* Reused blocks are touched, new ones stored in the node's DRAM

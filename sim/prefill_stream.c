@@ -2,7 +2,8 @@
  * request's decode node. Every stage node streams its layers' KV while
  * prefill runs, held to the rate at which layers are produced; the last
  * layer leaves only when prefill ends. When the last stream lands the KV
- * is handed to the decode instance and TTFT ends. */
+ * is handed to the decode instance (sim_decode_kv_ready); TTFT ends when
+ * the request joins its batch there. */
 #include "sim/prefill_int.h"
 
 #define NO_FLOW UINT32_MAX
@@ -10,10 +11,9 @@
 static void maybe_kv_ready(sim_cluster_t *c, sim_req_t *r)
 {
     if (r->prefill_done && r->n_streams == 0) {
-        /* TTFT ends here: the KV is handed to the decode instance (FAST'25
-         * Fig. 14 counts the P->D transfer in TTFT). */
-        r->first_token_ns = sim_evq_now(c->evq);
-        r->transfer_ns = r->first_token_ns - r->prefill_start_ns;
+        /* The KV is handed to the decode instance (FAST'25 Fig. 14 counts
+         * the P->D transfer in TTFT). */
+        r->transfer_ns = sim_evq_now(c->evq) - r->prefill_start_ns;
         sim_decode_kv_ready(c, r);
     }
 }

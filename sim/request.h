@@ -66,8 +66,8 @@ typedef struct sim_req {
     sim_time_t pred_prefill_ns;  /* cost-model prediction used for queue estimates */
     sim_time_t prefill_start_ns;
     sim_time_t prefill_end_ns;   /* end of prefill (the first token is computed) */
-    sim_time_t first_token_ns;   /* the first token reaches the user: its KV is handed to the
-                                  * decode instance (at prefill end when nothing moves) */
+    sim_time_t first_token_ns;   /* the first token reaches the user: it joins its decode
+                                  * batch (at prefill end when nothing moves) */
     sim_time_t transfer_ns;      /* KV hand-off duration */
     sim_time_t finish_ns;
     int64_t join_iter;   /* decode iteration index of its first decode step */

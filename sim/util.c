@@ -52,10 +52,11 @@ static size_t utf8_char_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void sim_utf8_clean(char *msg, size_t cap)
+/* msg (a sim_err_t's) rewritten as valid UTF-8 in place (sim_errf). */
+static void utf8_clean(char *msg)
 {
     char out[SIM_ERR_LEN];
-    size_t room = cap < sizeof out ? cap : sizeof out, o = 0, n = strlen(msg);
+    size_t room = sizeof out, o = 0, n = strlen(msg);
     const unsigned char *s = (const unsigned char *)msg;
     for (size_t i = 0; i < n;) {
         size_t len = utf8_char_len(s + i, n - i);
@@ -75,12 +76,12 @@ void sim_utf8_clean(char *msg, size_t cap)
     memcpy(msg, out, o + 1);
 }
 
-/* msg from fmt, made valid UTF-8 (sim_utf8_clean): an error may quote
+/* msg from fmt, made valid UTF-8 (utf8_clean): an error may quote
  * bytes of a bad input, and it travels on as JSON (MPI sweeps) and CSV. */
 static void err_fill(sim_err_t *err, int io, const char *fmt, va_list ap)
 {
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    sim_utf8_clean(err->msg, sizeof err->msg);
+    utf8_clean(err->msg);
     err->io = io;
 }
 

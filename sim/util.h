@@ -29,16 +29,11 @@ typedef struct sim_err {
     int io;
 } sim_err_t;
 
-/* msg (a buffer of cap bytes, NUL-terminated) rewritten as valid UTF-8
- * in place: a byte that does not begin or continue a well-formed
- * character becomes the four characters \xNN, and a message that no
- * longer fits is cut between whole characters (at most SIM_ERR_LEN - 1
- * bytes are kept). */
-void sim_utf8_clean(char *msg, size_t cap);
-
 /* Format an error into err (may be NULL), io cleared; sim_errf_io sets
  * it. Both return -1 so callers can write `return sim_errf(err, ...)`.
- * The message is valid UTF-8 (sim_utf8_clean). */
+ * The message is valid UTF-8: a byte that does not begin or continue a
+ * well-formed character becomes the four characters \xNN, and a message
+ * that no longer fits is cut between whole characters. */
 int sim_errf(sim_err_t *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int sim_errf_io(sim_err_t *err, const char *fmt, ...)
