@@ -373,6 +373,7 @@ static int cap_write(const char *dir, const cap_ctx_t *c, const sim_search_args_
     json_object_set_new(j, "target", json_string(target));
     json_object_set_new(j, "tol", json_real(a->tol));
     json_object_set_new(j, "found", json_boolean(r->found));
+    json_object_set_new(j, "at_bound", json_boolean(r->at_bound));
     json_object_set_new(j, "capacity", json_real(r->capacity));
     json_object_set_new(j, "lo", json_real(r->lo));
     json_object_set_new(j, "hi", json_real(r->hi));
@@ -500,6 +501,9 @@ static int cap_setup(cap_cli_t *c, const char *src, cap_ctx_t *cx, sim_config_t 
         return sim_errf(err, "--vary %s: not a numeric config key (see run --help-config)",
                         c->key);
     cx->integer = kt == SIM_CFG_INT;
+    double kmin;
+    if (sim_config_range(c->key, &kmin, &c->a.max) != 0)
+        c->a.max = 0;
     if (parse_target(c->target, metric, len, &cx->op, &cx->target) != 0)
         return sim_errf(err, "--target %s: expected METRIC>=X, METRIC<=X, METRIC>X or METRIC<X "
                              "(for example slo.attainment>=0.99)", c->target);
@@ -537,7 +541,11 @@ int sim_cmd_capacity(int argc, char **argv, const char *data_dir)
     if (sim_search_bisect(&c.a, cap_probe, &cx, &r, &err) != 0 ||
         cap_write(out, &cx, &c.a, &r, &err) != 0)
         goto bad;
-    if (r.found)
+    if (r.at_bound)
+        printf("capacity: %s >= %.9g, the key's range bound (%s %s %g still met there; %d runs); "
+               "%s/probes.csv\n",
+               c.key, r.capacity, metric, op_text[cx.op], cx.target, r.n_probes, out);
+    else if (r.found)
         printf("capacity: %s = %.9g (%s %s %g; bracket [%.9g, %.9g], %d runs); %s/probes.csv\n",
                c.key, r.capacity, metric, op_text[cx.op], cx.target, r.lo, r.hi, r.n_probes, out);
     else

@@ -596,6 +596,16 @@ sim_config_type_t sim_config_type(const char *path)
                                       : SIM_CFG_STRING;
 }
 
+int sim_config_range(const char *path, double *min, double *max)
+{
+    const field_t *f = find_field(path);
+    if (!f || (f->type != SIM_PARAM_INT && f->type != SIM_PARAM_NUM))
+        return -1;
+    *min = f->min;
+    *max = f->max;
+    return 0;
+}
+
 int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,
                       sim_err_t *err)
 {

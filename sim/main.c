@@ -513,6 +513,9 @@ static int search_check(search_cli_t *c, sim_err_t *err)
         return -1;
     if (c->hi_text && !(a->bisect.hi > a->bisect.lo))
         return sim_errf(err, "--hi %s: must be above --lo %s", c->hi_text, c->lo_text);
+    double pmin;
+    if (sim_config_range(a->param, &pmin, &a->bisect.max) != 0)
+        a->bisect.max = 0;
     return 0;
 }
 
@@ -521,7 +524,11 @@ static void search_report(const sim_search_slo_args_t *a, const sim_search_slo_t
                           const char *out)
 {
     const sim_search_result_t *r = &res->search;
-    if (r->found)
+    if (r->at_bound)
+        printf("search: %s capacity >= %.9g, the key's range bound (within the SLO there; %d "
+               "probes; P90 TTFT <= %.4g s, P90 TBT <= %.4g s); results in %s/\n",
+               a->param, r->capacity, r->n_probes, res->ttft_max_s, res->tbt_max_s, out);
+    else if (r->found)
         printf("search: %s capacity %.9g (bracket [%.9g, %.9g], tolerance %g, %d probes; P90 TTFT "
                "<= %.4g s, P90 TBT <= %.4g s); results in %s/\n",
                a->param, r->capacity, r->lo, r->hi, a->bisect.tol, r->n_probes, res->ttft_max_s,

@@ -39,6 +39,12 @@ static int probe(sim_search_result_t *res, double v, sim_search_probe_fn fn, voi
     return p->pass ? 1 : 0;
 }
 
+/* v, or the range bound when v is above it. */
+static double clamp_max(const sim_search_args_t *a, double v)
+{
+    return a->max > 0 && v > a->max ? a->max : v;
+}
+
 int sim_search_bisect(const sim_search_args_t *a, sim_search_probe_fn fn, void *ud,
                       sim_search_result_t *res, sim_err_t *err)
 {
@@ -54,9 +60,15 @@ int sim_search_bisect(const sim_search_args_t *a, sim_search_probe_fn fn, void *
         res->hi = lo;
         return 0;
     }
-    /* Bracket: double hi until a probe fails. */
-    double hi = canon(a->hi > 0 ? a->hi : 2 * lo, a->integer);
+    /* Bracket: double hi until a probe fails, never above max: when the
+     * bound itself passes, the capacity is at least the bound. */
+    double hi = clamp_max(a, canon(a->hi > 0 ? a->hi : 2 * lo, a->integer));
     for (;;) {
+        if (a->max > 0 && lo >= a->max) {
+            res->found = res->at_bound = 1;
+            res->capacity = res->lo = res->hi = lo;
+            return 0;
+        }
         if (res->n_probes == a->max_probes)
             return sim_errf(err, "never bracketed: every value from %.9g to %.9g passed (%d probes, "
                                  "the cap); raise --max-probes or --hi, or check that the SLO "
@@ -68,7 +80,7 @@ int sim_search_bisect(const sim_search_args_t *a, sim_search_probe_fn fn, void *
         if (r == 0)
             break;
         lo = hi;
-        hi = canon(2 * hi, a->integer);
+        hi = clamp_max(a, canon(2 * hi, a->integer));
     }
     /* Bisect, keeping lo passed and hi failed. */
     for (;;) {
@@ -330,6 +342,7 @@ static json_t *search_json(const sim_search_slo_args_t *a, const sim_search_slo_
     json_object_set_new(o, "experiment", json_string(a->exp_src));
     json_object_set_new(o, "param", json_string(a->param));
     json_object_set_new(o, "found", json_boolean(r->found));
+    json_object_set_new(o, "at_bound", json_boolean(r->at_bound));
     json_object_set_new(o, "capacity", sim_metrics_num(r->capacity));
     json_object_set_new(o, "tolerance", sim_metrics_num(a->bisect.tol));
     json_object_set_new(o, "probes", json_integer(r->n_probes));

@@ -33,6 +33,7 @@ typedef int (*sim_search_probe_fn)(void *ud, sim_search_probe_t *p, sim_err_t *e
 typedef struct sim_search_args {
     double lo;      /* > 0; probed first: when it fails there is no capacity */
     double hi;      /* first upper bound tried (0: 2 lo); > lo */
+    double max;     /* the parameter's range bound (0: none): never probed above */
     double tol;     /* > 0: converged when (hi - lo) / lo <= tol */
     int integer;    /* integer parameter: midpoints round down; hi - lo <= 1 converges */
     int max_probes; /* >= 2: hard cap on probes, bracketing included */
@@ -40,6 +41,7 @@ typedef struct sim_search_args {
 
 typedef struct sim_search_result {
     int found;                  /* 0: lo failed, capacity 0 */
+    int at_bound;               /* every probe passed up to max: capacity >= max, hi = max */
     double capacity;            /* the highest value that passed (= bracket lo); 0 when !found */
     double lo, hi;              /* final bracket: lo passed (0 when !found), hi failed */
     sim_search_probe_t *probes; /* in the order run; freed by sim_search_result_free */

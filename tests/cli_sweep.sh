@@ -105,6 +105,13 @@ printf '{"name": "huge", "trace": {"path": "%s"}}\n' "$T/huge.jsonl" >"$T/huge.j
 expect 0 "capacity: none" "$BIN" capacity "$T/huge.json" --vary trace.speed --target 'ttft_s.p90<=5' \
     --out "$T/hugecap" --quiet
 grep -q '"found": false' "$T/hugecap/capacity.json" && ok || bad "capacity counted a run that completed nothing"
+# A target still met at the key's range bound: the capacity is at least
+# the bound (never a probe out of range).
+printf '{"trace": {"generator": {"kind": "kimi", "requests": 30}}}\n' >"$T/tiny.json"
+expect 0 "capacity: cluster.inline_stall_s >= 1000, the key's range bound" "$BIN" capacity "$T/tiny.json" \
+    --vary cluster.inline_stall_s --lo 300 --target 'slo.attainment>=0' --out "$T/boundcap" --quiet
+grep -q '"at_bound": true' "$T/boundcap/capacity.json" && [ "$(tail -1 "$T/boundcap/probes.csv" | cut -d, -f2)" = 1000 ] &&
+    ok || bad "capacity at the range bound: $(cat "$T/boundcap/capacity.json")"
 
 # capacity: the highest passing rate agrees with a fine grid of runs.
 printf '{"name": "cap", "cluster": {"prefill": 1, "decode": 1},\n "trace": {"generator": {"kind": "kimi", "requests": 2000, "rate_rps": 0.5}}}\n' >"$T/cap.json"

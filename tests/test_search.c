@@ -107,6 +107,40 @@ START_TEST(test_bisect_lower_bound_fails)
 }
 END_TEST
 
+/* A parameter with a range bound: bracketing stops at the bound; when the
+ * bound passes, the capacity is at least the bound (at_bound); when it
+ * fails, the search bisects below it as usual. */
+START_TEST(test_bisect_range_bound)
+{
+    step_t s = {.threshold = 1e9};
+    sim_search_args_t a = {.lo = 100, .max = 1000, .tol = 0.02, .max_probes = 30};
+    sim_search_result_t r;
+    sim_err_t err;
+    ck_assert_msg(sim_search_bisect(&a, step_probe, &s, &r, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(r.found, 1);
+    ck_assert_int_eq(r.at_bound, 1);
+    ck_assert_double_eq(r.capacity, 1000);
+    ck_assert_int_eq(r.n_probes, 5); /* 100, 200, 400, 800, 1000 */
+    for (int i = 0; i < r.n_probes; i++)
+        ck_assert(r.probes[i].value <= 1000);
+    sim_search_result_free(&r);
+
+    step_t s2 = {.threshold = 900};
+    ck_assert(sim_search_bisect(&a, step_probe, &s2, &r, &err) == 0);
+    ck_assert_int_eq(r.at_bound, 0);
+    ck_assert(r.capacity <= 900 && r.capacity >= 900 / 1.02 && r.hi <= 1000);
+    sim_search_result_free(&r);
+
+    /* lo at the bound: one probe */
+    sim_search_args_t a3 = {.lo = 1000, .max = 1000, .tol = 0.02, .max_probes = 30};
+    step_t s3 = {.threshold = 1e9};
+    ck_assert(sim_search_bisect(&a3, step_probe, &s3, &r, &err) == 0);
+    ck_assert_int_eq(r.at_bound, 1);
+    ck_assert_int_eq(r.n_probes, 1);
+    sim_search_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_bisect_caps)
 {
     /* never fails: stops at the cap with an error, never runs away */
@@ -230,6 +264,7 @@ Suite *test_search_suite(void)
     tcase_add_test(tc, test_bisect_finds_threshold);
     tcase_add_test(tc, test_bisect_integer_and_hi);
     tcase_add_test(tc, test_bisect_lower_bound_fails);
+    tcase_add_test(tc, test_bisect_range_bound);
     tcase_add_test(tc, test_bisect_caps);
     tcase_add_test(tc, test_slo_search_known_capacity);
     suite_add_tcase(s, tc);
