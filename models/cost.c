@@ -295,6 +295,10 @@ sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
 
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
 const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }
+const char *model_cost_file(const model_cost_t *c)
+{
+    return c->ops->file ? c->ops->file(c->st) : NULL;
+}
 
 void model_calib_path(const char *name, const char *data_dir, char *out, size_t len)
 {

@@ -72,6 +72,8 @@ typedef struct model_cost_ops {
     double (*decode_s)(const void *st, int64_t batch, int64_t ctx_tok);
     /* Where the numbers come from (for summary.json). */
     const char *(*source)(const void *st);
+    /* The calibration file it read, or NULL (none; may be NULL itself). */
+    const char *(*file)(const void *st);
     /* 1 when context adds to a decode iteration apart from the batch:
      * decode_s(b, x + a) - decode_s(b, x) is the same for every batch b
      * and context x (a roofline or linear step: its KV term is linear in
@@ -131,6 +133,8 @@ sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a);
 sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c);
 const char *model_cost_name(const model_cost_t *c);
 const char *model_cost_source(const model_cost_t *c);
+/* The calibration file the cost model read, or NULL when it read none. */
+const char *model_cost_file(const model_cost_t *c);
 
 /* The file a calibration NAME names: NAME itself when it is a path (has a
  * '/' or ".json"), else <data_dir or .>/models/calib/NAME.json. */

@@ -27,6 +27,7 @@ typedef struct fitted {
     model_roof_t roof;
     model_roof_eff_t eff;
     char source[8192];
+    char path[4096]; /* the calibration file read */
 } fitted_t;
 
 static int read_coef(const json_t *root, const char *sect, const char *file, double c[3],
@@ -268,6 +269,7 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
         goto fail;
     /* Built-in files are named relative to the project so results do not
      * depend on where it is checked out. */
+    snprintf(f->path, sizeof f->path, "%s", path);
     const char *shown = strstr(path, "/models/calib/");
     snprintf(f->source, sizeof f->source, "%s (%s)%s", src, shown ? shown + 1 : path,
              f->decode_linear ? " [linear decode form, not bounded outside its data]" : "");
@@ -318,6 +320,7 @@ static int fitted_decode_line(const void *st, int64_t batch, model_cost_line_t *
 }
 
 static const char *fitted_source(const void *st) { return ((const fitted_t *)st)->source; }
+static const char *fitted_file(const void *st) { return ((const fitted_t *)st)->path; }
 
 const model_cost_ops_t model_cost_fitted = {
     .name = "fitted",
@@ -329,6 +332,7 @@ const model_cost_ops_t model_cost_fitted = {
     .prefill_s = fitted_prefill_s,
     .decode_s = fitted_decode_s,
     .source = fitted_source,
+    .file = fitted_file,
     .decode_ctx_additive = 1,
     .decode_span_s = fitted_decode_span_s,
     .decode_line = fitted_decode_line,

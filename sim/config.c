@@ -207,7 +207,18 @@ static void keys_under(const char *prefix, char *buf, size_t len)
     }
 }
 
-void sim_config_defaults(sim_config_t *cfg) { sim_params_defaults(&table, cfg); }
+void sim_config_defaults(sim_config_t *cfg)
+{
+    sim_params_defaults(&table, cfg);
+    memset(cfg->inputs, 0, sizeof cfg->inputs);
+}
+
+const char *sim_config_input_value(const sim_config_t *cfg, sim_input_kind_t k)
+{
+    return k == SIM_INPUT_TRACE         ? cfg->trace.path
+           : k == SIM_INPUT_CALIBRATION ? cfg->cost.calibration
+                                        : cfg->network.transport;
+}
 
 /* ---- plug-in parameters ---- */
 
@@ -472,6 +483,12 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
          * paths are for --set and sweeps only. */
         if (strchr(key, '.'))
             return nested_hint(key, where, err);
+        if (!*prefix && strcmp(key, "inputs") == 0) { /* an earlier run's record */
+            memset(cfg->inputs, 0, sizeof cfg->inputs);
+            if (sim_input_parse(val, src, cfg->inputs, err) != 0)
+                return -1;
+            continue;
+        }
         const field_t *f = find_field(path);
         const group_t *g = group_of(path, 1);
         if (f) {
@@ -516,6 +533,11 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
     else
         rc = walk(cfg, root, "", path, err);
     json_decref(root);
+    /* A record applies while its key keeps the value this file gives it. */
+    for (int k = 0; k < SIM_INPUT_N; k++)
+        if (cfg->inputs[k].have)
+            snprintf(cfg->inputs[k].value, sizeof cfg->inputs[k].value, "%s",
+                     sim_config_input_value(cfg, (sim_input_kind_t)k));
     return rc;
 }
 

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "sim/inputs.h"
 #include "sim/util.h"
 #include "traces/trace.h"
 
@@ -102,6 +103,9 @@ typedef struct sim_config {
         double ttft_s;
         double tbt_s;
     } slo;
+    /* The input files an earlier run's config.json recorded ($.inputs):
+     * not a setting; the run compares them with the files it reads. */
+    sim_input_rec_t inputs[SIM_INPUT_N];
 } sim_config_t;
 
 /* Fill cfg with every field's default. */
@@ -161,7 +165,11 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
 int sim_config_plugin_params(const sim_config_t *cfg, const char *group, const char *src,
                              void **out, sim_err_t *err);
 
-/* The effective configuration as a new JSON object (caller json_decref). */
+/* The value of the config key whose file input k is (trace.path, ...). */
+const char *sim_config_input_value(const sim_config_t *cfg, sim_input_kind_t k);
+
+/* The effective configuration as a new JSON object (caller json_decref).
+ * The inputs section is not in it: a run adds it (sim/run.c). */
 json_t *sim_config_to_json(const sim_config_t *cfg);
 
 /* Print the schema (path, type, default, range, help) to f. */

@@ -2,6 +2,8 @@
 #include "sim/run.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "models/cost.h"
 #include "sim/cluster.h"
 #include "sim/evict.h"
+#include "sim/inputs.h"
 #include "sim/jsonx.h"
 #include "sim/kvpool.h"
 #include "sim/net.h"
@@ -134,6 +137,69 @@ static json_t *as_written(const json_t *eff)
     return j;
 }
 
+/* value, a path as config key k takes it, made absolute in eff (at k)
+ * when it is relative: a name (a built-in calibration or transport), a
+ * ${VAR} path and an absolute path stay as given, as does one whose
+ * absolute form would not fit the key. */
+static void absolute_value(json_t *eff, sim_input_kind_t k, const char *value)
+{
+    int path_like = k == SIM_INPUT_TRACE || strchr(value, '/') || strstr(value, ".json");
+    char abs[SIM_CFG_PATH];
+    size_t cap = k == SIM_INPUT_TRANSPORT ? SIM_CFG_STR : SIM_CFG_PATH;
+    if (!path_like || value[0] == '/' || strstr(value, "${") ||
+        sim_input_abs_path(value, abs, sizeof abs) != 0 || strlen(abs) >= cap)
+        return;
+    const char *key = sim_input_key(k), *dot = strchr(key, '.');
+    char sect[32];
+    snprintf(sect, sizeof sect, "%.*s", (int)(dot - key), key);
+    json_object_set_new(json_object_get(eff, sect), dot + 1, json_string(abs));
+}
+
+/* eff's relative input paths made absolute and its "inputs" section: per
+ * file the run read, the value as first given (carried from the config's
+ * own record while it applies), the absolute file, its size and hash. A
+ * record whose hash differs from the file now is a warning on stderr.
+ * 0, or -1 with err (a file that cannot be read again). */
+static int record_inputs(const sim_config_t *cfg, const char *src,
+                         char read[SIM_INPUT_N][SIM_CFG_PATH + 64], json_t *eff, sim_err_t *err)
+{
+    json_t *inputs = json_object();
+    for (int k = 0; k < SIM_INPUT_N; k++) {
+        const char *file = read[k];
+        if (!file[0])
+            continue;
+        const char *value = sim_config_input_value(cfg, (sim_input_kind_t)k);
+        const sim_input_rec_t *rec = &cfg->inputs[k];
+        int applies = rec->have && strcmp(rec->value, value) == 0;
+        int64_t bytes;
+        uint64_t h;
+        if (sim_input_hash_file(file, &bytes, &h, err) != 0) {
+            json_decref(inputs);
+            return -1;
+        }
+        if (applies && (h != rec->fnv1a64 || bytes != rec->bytes))
+            fprintf(stderr,
+                    "mooncake-sim: warning: %s: $.inputs.%s: %s is not the file this config "
+                    "recorded (%" PRId64 " bytes, fnv1a64 %016" PRIx64 " then; %" PRId64
+                    " bytes, %016" PRIx64 " now): results may differ from the recorded run's\n",
+                    src, sim_input_name((sim_input_kind_t)k), file, rec->bytes, rec->fnv1a64,
+                    bytes, h);
+        char real[PATH_MAX], hex[17];
+        if (sim_input_abs_path(file, real, sizeof real) != 0)
+            snprintf(real, sizeof real, "%s", file);
+        snprintf(hex, sizeof hex, "%016" PRIx64, h);
+        json_t *e = json_object();
+        json_object_set_new(e, "given", json_string(applies ? rec->given : value));
+        json_object_set_new(e, "file", json_string(real));
+        json_object_set_new(e, "bytes", json_integer((json_int_t)bytes));
+        json_object_set_new(e, "fnv1a64", json_string(hex));
+        json_object_set_new(inputs, sim_input_name((sim_input_kind_t)k), e);
+        absolute_value(eff, (sim_input_kind_t)k, value);
+    }
+    json_object_set_new(eff, "inputs", inputs);
+    return 0;
+}
+
 /* Refuse to overwrite dir when it holds a config.json other than eff (the
  * run's effective config): an earlier run of a different experiment, or a
  * config.json that cannot be read. No config.json (or no dir) is fine.
@@ -156,6 +222,11 @@ static int check_out_dir(const char *dir, const json_t *eff, sim_err_t *err)
         json_decref(old);
         return sim_errf(err, "%s: cannot encode the effective config", dir);
     }
+    /* The same experiment over inputs that changed is still the same
+     * experiment (the change is a warning of its own). */
+    if (json_is_object(old))
+        json_object_del(old, "inputs");
+    json_object_del(now, "inputs");
     char at[256] = "$", va[64], vb[64];
     const json_t *a = NULL, *b = NULL;
     int rc = 0;
@@ -185,6 +256,7 @@ typedef struct run_state {
     sim_metrics_t *m;
     sim_cluster_t *cl;
     json_t *summary, *eff;
+    char read[SIM_INPUT_N][SIM_CFG_PATH + 64]; /* the input files read ("": none) */
     sim_out_dir_t dir; /* the output directory, published whole */
     sim_out_file_t csv, fsum, fcfg, tsf, ftim;
 } run_state_t;
@@ -198,7 +270,9 @@ static const char *const out_names[] = {"summary.json", "requests.csv", "timeser
 static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const char *src,
                       run_state_t *s, sim_err_t *err)
 {
-    char calib[SIM_CFG_PATH], ppath[SIM_CFG_PATH + 64], tpath[SIM_CFG_PATH];
+    char calib[SIM_CFG_PATH], tpath[SIM_CFG_PATH];
+    char *ppath = s->read[SIM_INPUT_TRANSPORT];
+    ppath[0] = '\0';
     if (sim_config_expand(cfg->cost.calibration, calib, sizeof calib, src, "$.cost.calibration",
                           err) != 0)
         return -1;
@@ -211,7 +285,7 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
         sim_config_plugin_params(cfg, "admission.params", src, &s->admit_params, err) != 0 ||
         sim_config_plugin_params(cfg, "cache.params", src, &s->evict_params, err) != 0)
         return -1;
-    if (net_profile(cfg, o, s->nic_bytes_per_s, src, &s->prof, ppath, sizeof ppath, err) != 0)
+    if (net_profile(cfg, o, s->nic_bytes_per_s, src, &s->prof, ppath, sizeof s->read[0], err) != 0)
         return -1;
     s->cost = model_cost_new(cfg->cost.model, &ca, err);
     if (!s->cost) {
@@ -226,6 +300,9 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
         prefix_src(err, src);
         return -1;
     }
+    const char *cf = model_cost_file(s->cost);
+    snprintf(s->read[SIM_INPUT_CALIBRATION], sizeof s->read[0], "%s", cf ? cf : "");
+    snprintf(s->read[SIM_INPUT_TRACE], sizeof s->read[0], "%s", cfg->trace.path[0] ? tpath : "");
     return 0;
 }
 
@@ -402,7 +479,8 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         goto done;
     if (o->out_dir) {
         s.eff = sim_config_to_json(cfg);
-        if ((!o->force && check_out_dir(o->out_dir, s.eff, err) != 0) ||
+        if (record_inputs(cfg, src, s.read, s.eff, err) != 0 ||
+            (!o->force && check_out_dir(o->out_dir, s.eff, err) != 0) ||
             sim_out_dir_begin(&s.dir, o->out_dir, out_names, err) != 0 ||
             sim_out_dir_open(&s.dir, &s.csv, "requests.csv", err) != 0 ||
             sim_out_dir_open(&s.dir, &s.tsf, "timeseries.csv", err) != 0)

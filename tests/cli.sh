@@ -334,6 +334,24 @@ for f in $EXPS; do
 done
 grep -q '"speed": 1.00000000049,' "$T/rr/experiments_default.json/a/config.json" && ok ||
     bad "config.json did not keep trace.speed's 12 digits"
+# config.json records its inputs: a relative trace path made absolute, so
+# a rerun from another directory works and is identical; a changed trace
+# is a warning naming it; a bad inputs section is a located error.
+mkdir -p "$T/inp/tr" "$T/inp/other"
+ABIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+awk 'BEGIN { for (i = 0; i < 40; i++) printf "{\"timestamp\": %d, \"input_length\": 1000, \"output_length\": 20, \"hash_ids\": [%d, %d]}\n", i * 500, i % 3, 100 + i }' >"$T/inp/tr/t.jsonl"
+printf '{"trace": {"path": "tr/t.jsonl"}}\n' >"$T/inp/rel.json"
+(cd "$T/inp" && "$ABIN" run rel.json --quiet --out a) && ok || bad "run with a relative trace path failed"
+grep -q "\"path\": \"$T/inp/tr/t.jsonl\"" "$T/inp/a/config.json" && grep -q '"given": "tr/t.jsonl"' "$T/inp/a/config.json" &&
+    grep -q '"fnv1a64": "[0-9a-f]\{16\}"' "$T/inp/a/config.json" && ok || bad "config.json lacks the absolute path or its inputs record"
+(cd "$T/inp/other" && "$ABIN" run ../a/config.json --quiet --out ../b) 2>"$T/err" && [ ! -s "$T/err" ] && ok ||
+    bad "rerun from another directory: $(head -c 300 "$T/err")"
+for x in requests.csv config.json; do cmp -s "$T/inp/a/$x" "$T/inp/b/$x" && ok || bad "rerun from another directory changed $x"; done
+echo '{"timestamp": 99000, "input_length": 10, "output_length": 1, "hash_ids": [7]}' >>"$T/inp/tr/t.jsonl"
+expect 0 "$T/inp/a/config.json: \$.inputs.trace: $T/inp/tr/t.jsonl is not the file this config recorded" \
+    "$BIN" run "$T/inp/a/config.json" --quiet --out "$T/inp/c"
+sed 's/"fnv1a64": "[0-9a-f]*"/"fnv1a64": "xyz"/' "$T/inp/a/config.json" >"$T/inp/badrec.json"
+expect 2 "badrec.json: \$.inputs.trace.fnv1a64: expected 16 lowercase hex digits" "$BIN" run "$T/inp/badrec.json" --out "$T/inp/d"
 expect 2 "not a UTF-8 string" "$BIN" run "$T/small.json" --set "description=$(printf 'bad \377 byte')" --out "$T/utf"
 expect 2 "--seed 9007199254740993: expected an integer in [0, 2^53]" "$BIN" run "$T/small.json" --seed 9007199254740993 --out "$T/s53"
 expect 2 "9007199254740993 is out of range [0, 9007199254740992]" "$BIN" run "$T/small.json" --set seed=9007199254740993 --out "$T/s53"
