@@ -24,6 +24,8 @@
 
 #include <jansson.h>
 
+#include "models/hw.h"
+#include "models/llm.h"
 #include "sim/jsonx.h"
 #include "sim/opts.h"
 
@@ -45,7 +47,8 @@ enum inv {
     INV_AFTER_PREFILL, INV_TBT_ORDER, INV_CACHED, INV_TIERS, INV_FETCHED, INV_KV_READY,
     INV_TTFT, INV_TOP10, INV_TBT, INV_SLO, INV_RATES, INV_TOKENS, INV_PREFILL, INV_DECODE,
     INV_TRANSFER, INV_CACHE, INV_SIM, INV_TS_COLUMNS, INV_TS_TIME, INV_TS_NONNEG, INV_TS_NIC,
-    INV_TS_POOL, INV_TS_LOADS, N_INV
+    INV_TS_POOL, INV_TS_LOADS, INV_INSTANCES, INV_LOAD, INV_BYTES, INV_BUSY, INV_ITERS,
+    INV_EVENTS, INV_POOL, INV_TS_BYTES, N_INV
 };
 
 static const struct {
@@ -78,7 +81,9 @@ static const struct {
                     "min(512 x leading blocks, input_tokens), its hit tokens"},
     [INV_TIERS] = {"tiers", "requests.csv",
                    "cached_dram_tokens + cached_ssd_tokens <= cached_tokens"},
-    [INV_FETCHED] = {"fetched", "requests.csv", "fetched_tokens <= input_tokens"},
+    [INV_FETCHED] = {"fetched", "requests.csv",
+                     "fetched_tokens <= cached_tokens (a fetch brings part of the reused "
+                     "prefix) and <= input_tokens"},
     [INV_KV_READY] = {"kv_ready", "requests.csv",
                       "kv_ready_s = arrival_s + queue_s + transfer_s (transfer_s runs from "
                       "prefill start until all KV is on the decode node; when it is 0, nothing "
@@ -116,7 +121,7 @@ static const struct {
                       "per link class bytes, busy_s, flow_s, flows >= 0 and busy_s <= flow_s "
                       "(time with a flow <= sum of flow durations); no flows, nothing moved; "
                       "h2d/ssd bytes, busy_s >= 0; fetch moved bytes iff a row fetched tokens "
-                      "(requests.csv holds no per-request bytes, so no byte conservation)"},
+                      "(bytes: their conservation)"},
     [INV_CACHE] = {"cache", "summary.json",
                    "when present: hit_rate_tokens/_dram/_ssd and cached_tokens from the "
                    "prefilled rows; replicas.mean >= 1 when replicas.blocks > 0, max >= mean; "
@@ -140,6 +145,49 @@ static const struct {
     [INV_TS_LOADS] = {"ts_loads", "timeseries.csv",
                       "prefill_load_mean and decode_load_mean are the means of the instance "
                       "columns (within 1e-4)"},
+    [INV_INSTANCES] = {"instances", "requests.csv",
+                       "prefill_instance and decode_instance in [-1, n): n = config.json's "
+                       "cluster.prefill and cluster.decode (pd), system.params.instances "
+                       "(colocated); prefilled rows name a prefill instance, completed rows a "
+                       "decode instance (>= 0)"},
+    [INV_LOAD] = {"load", "requests.csv",
+                  "pd with the pool on: load_s = cached_dram_tokens x KV bytes per token / "
+                  "the DRAM load bandwidth + cached_ssd_tokens x KV bytes / the SSD read "
+                  "bandwidth (config.json's cache.dram_load_gbs, cache.ssd_read_gbs, else the "
+                  "hardware's), rounded to the ns, within 5e-7; pool off: load_s and both tiers 0"},
+    [INV_BYTES] = {"bytes", "summary.json",
+                   "pd, KV bytes per token of config.json's model: transfer.fetch.bytes = KV x "
+                   "sum of fetched_tokens; transfer.ssd.bytes = KV x sum of cached_ssd_tokens; "
+                   "transfer.h2d.bytes = KV x (sum of cached_dram_tokens + input_tokens of the "
+                   "rows whose KV moved to their decode batch, kv_ready_s with transfer_s > 0: "
+                   "what was received is loaded); transfer.pd.bytes between KV x the "
+                   "input_tokens of those rows and of every prefilled row with output_tokens > 1 "
+                   "but the inlined ones (transfer_s 0; a stream cut by a rejection moves part)"},
+    [INV_BUSY] = {"busy", "summary.json",
+                  "prefill.busy_s, decode.busy_s <= their instances x the last finish_s (pd "
+                  "prefill counts the decode instances too when cluster.inline_prefill); pd with "
+                  "cluster.prefill_group = 1: prefill.busy_s = sum of prefill_s over prefilled "
+                  "rows (5e-7 each)"},
+    [INV_ITERS] = {"iterations", "summary.json",
+                   "decode.iterations x decode.mean_batch = sum of output_tokens - 1 - "
+                   "preemptions over completed rows (one token per request per iteration; a "
+                   "recompute yields one; mean_batch's 9 digits); "
+                   "decode.iterations >= the largest output_tokens - 1"},
+    [INV_EVENTS] = {"events", "summary.json",
+                    "sim.events = timing.json's events when it is there; >= requests.total + "
+                    "timeseries rows - 1 (an arrival per request, a tick per row but the last)"},
+    [INV_POOL] = {"pool", "summary.json",
+                  "when $.cache is there: evictions = demotions + drops; replicas held = inserts - "
+                  "drops = replicas.blocks x replicas.mean, within the capacity nodes x "
+                  "(dram + ssd blocks per node) when bounded (nodes: cluster.prefill x "
+                  "prefill_group + cluster.decode); replicas.max <= nodes; the last timeseries "
+                  "row is the end state: its replicas_mean = replicas.mean (5 decimals), "
+                  "blocks_multi <= min(blocks, held - blocks), hot_replications = "
+                  "transfer.replication.flows; every row replicas_mean <= nodes"},
+    [INV_TS_BYTES] = {"ts_bytes", "timeseries.csv",
+                      "per link class, the sum of rate x interval over the rows = summary.json's "
+                      "transfer.<class>.bytes, within the rounding of the rates (4 decimals) and "
+                      "times (3 decimals)"},
 };
 
 void sim_check_list(FILE *f)
@@ -240,6 +288,15 @@ typedef struct ck {
     int64_t n_prefill, n_decode;
     int pd;   /* system.kind is pd (disaggregated), not a colocated one */
     int pool; /* summary.json has $.cache: the KVCache pool is on */
+    /* From config.json through the model and hardware tables; 0 where a
+     * key is absent or names nothing known (the checks using it are
+     * skipped). */
+    double kv_bytes;             /* KV bytes per token of $.model */
+    double dram_bps, ssd_bps;    /* the pool's load bandwidths, bytes/s */
+    int64_t n_inst;              /* colocated: system.params.instances */
+    int64_t group;               /* cluster.prefill_group (pd) */
+    int inline_prefill;          /* cluster.inline_prefill (pd) */
+    int64_t timing_events;       /* timing.json's events; -1 when absent */
     req_row_t *rows;
     size_t n_rows, cap_rows;
     double *ts; /* ts_rows x ts_cols */
@@ -461,7 +518,46 @@ static int load_config(ck_t *c, sim_err_t *err)
     c->seed = v[5];
     const char *kind = json_string_value(jpath(c->cfg, "system.kind"));
     c->pd = !kind || strcmp(kind, "pd") == 0; /* absent before colocated systems: pd */
+    c->n_inst = (int64_t)json_number_value(jpath(c->cfg, "system.params.instances"));
+    const json_t *g = jpath(c->cfg, "cluster.prefill_group");
+    c->group = json_is_number(g) ? (int64_t)json_number_value(g) : 0;
+    c->inline_prefill = json_number_value(jpath(c->cfg, "cluster.inline_prefill")) != 0;
+    /* As sim/run.c resolves them: a positive setting, else the hardware's. */
+    const char *model = json_string_value(jpath(c->cfg, "model"));
+    const char *hardware = json_string_value(jpath(c->cfg, "hardware"));
+    const model_llm_t *llm = model ? model_llm_find(model) : NULL;
+    const model_hw_t *hw = hardware ? model_hw_find(hardware) : NULL;
+    const json_t *dg = jpath(c->cfg, "cache.dram_load_gbs");
+    const json_t *sg = jpath(c->cfg, "cache.ssd_read_gbs");
+    if (llm)
+        c->kv_bytes = (double)model_llm_kv_bytes_per_tok(llm);
+    if (hw && json_is_number(dg) && json_is_number(sg)) {
+        double d = json_number_value(dg), s = json_number_value(sg);
+        c->dram_bps = d > 0 ? d * 1e9 : hw->h2d_bytes_per_s;
+        c->ssd_bps = s > 0 ? s * 1e9 : hw->ssd_read_bytes_per_s;
+    }
     return 0;
+}
+
+/* timing.json's events, when the file is there (it is kept apart from the
+ * results, so a directory may lack it). */
+static int load_timing(ck_t *c, sim_err_t *err)
+{
+    const char *path = file_path(c, "timing.json");
+    json_t *t;
+    c->timing_events = -1;
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (sim_json_load(path, &t, err) != 0)
+        return -1;
+    const json_t *e = json_object_get(t, "events");
+    int rc = 0;
+    if (!json_is_number(e) || json_number_value(e) < 0)
+        rc = sim_errf(err, "%s: $.events: %s", path, e ? "expected a number >= 0" : "missing");
+    else
+        c->timing_events = (int64_t)llround(json_number_value(e));
+    json_decref(t);
+    return rc;
 }
 
 static int load_summary(ck_t *c, sim_err_t *err)
@@ -685,6 +781,53 @@ static void check_fields(ck_t *c, const req_row_t *r)
                 "present or all empty");
 }
 
+/* The instance columns against config.json's cluster. */
+static void check_instances(ck_t *c, const req_row_t *r)
+{
+    int64_t n[2] = {c->pd ? c->n_prefill : c->n_inst, c->pd ? c->n_decode : c->n_inst};
+    static const int col[2] = {C_PINST, C_DINST};
+    static const char *const key[2][2] = {{"cluster.prefill", "cluster.decode"},
+                                          {"system.params.instances", "system.params.instances"}};
+    for (int k = 0; k < 2; k++) {
+        double i = r->v[col[k]];
+        if (!HAS(r, col[k]) || (i >= -1 && i < (double)n[k]))
+            continue;
+        row_bad(c, INV_INSTANCES, r, "%s %.0f outside [-1, %lld) (config.json $.%s = %lld)",
+                col_name[col[k]], i, (long long)n[k], key[!c->pd][k], (long long)n[k]);
+    }
+    if (HAS(r, C_PINST) && r->status != ST_REJ_ARRIVAL && r->v[C_PINST] < 0)
+        row_bad(c, INV_INSTANCES, r, "prefill_instance %.0f, yet the row was prefilled",
+                r->v[C_PINST]);
+    if (HAS(r, C_DINST) && r->status == ST_COMPLETED && r->v[C_DINST] < 0)
+        row_bad(c, INV_INSTANCES, r, "decode_instance %.0f, yet the request completed",
+                r->v[C_DINST]);
+}
+
+/* load_s: the time to read the reused prefix from the node's DRAM and SSD,
+ * computed as sim/prefill_plan.c does (the same double operations, then
+ * rounded to the ns), so only the 6-decimal printing separates them. */
+static void check_load(ck_t *c, const req_row_t *r)
+{
+    const double *v = r->v;
+    if (!c->pd || !HAS(r, C_LOAD) || !HAS(r, C_CDRAM) || !HAS(r, C_CSSD))
+        return;
+    if (!c->pool) {
+        if (v[C_LOAD] != 0 || v[C_CDRAM] != 0 || v[C_CSSD] != 0)
+            row_bad(c, INV_LOAD, r, "load_s %.6f, cached_dram_tokens %.0f, cached_ssd_tokens "
+                    "%.0f with the pool off (no $.cache in summary.json): all 0", v[C_LOAD],
+                    v[C_CDRAM], v[C_CSSD]);
+        return;
+    }
+    if (c->kv_bytes <= 0 || c->dram_bps <= 0 || c->ssd_bps <= 0)
+        return;
+    double load_s = v[C_CDRAM] * c->kv_bytes / c->dram_bps + v[C_CSSD] * c->kv_bytes / c->ssd_bps;
+    double want = (double)llround(load_s * 1e9) / 1e9;
+    if (fabs(v[C_LOAD] - want) > CSV_HALF + SLACK)
+        row_bad(c, INV_LOAD, r, "load_s %.6f, but %.0f DRAM tokens at %.10g B/s and %.0f SSD "
+                "tokens at %.10g B/s of %.0f KV bytes each load in %.9f s", v[C_LOAD],
+                v[C_CDRAM], c->dram_bps, v[C_CSSD], c->ssd_bps, c->kv_bytes, want);
+}
+
 /* Relations inside one row; each is checked only where its fields are. */
 static void check_row(ck_t *c, const req_row_t *r)
 {
@@ -731,6 +874,11 @@ static void check_row(ck_t *c, const req_row_t *r)
     if (HAS(r, C_FETCHED) && HAS(r, C_INPUT) && v[C_FETCHED] > v[C_INPUT])
         row_bad(c, INV_FETCHED, r, "fetched_tokens %.0f > input_tokens %.0f", v[C_FETCHED],
                 v[C_INPUT]);
+    else if (HAS(r, C_FETCHED) && HAS(r, C_CACHED) && v[C_FETCHED] > v[C_CACHED])
+        row_bad(c, INV_FETCHED, r, "fetched_tokens %.0f > cached_tokens %.0f: a fetch brings "
+                "part of the prefix the prefill reuses", v[C_FETCHED], v[C_CACHED]);
+    check_instances(c, r);
+    check_load(c, r);
     if ((r->have & kv_cols) == kv_cols && HAS(r, C_ARRIVAL) && HAS(r, C_QUEUE) &&
         HAS(r, C_TRANSFER) && HAS(r, C_PREFILL) && HAS(r, C_FINISH)) {
         /* Four 6-decimal values: the sum of their roundings is a whole
@@ -881,6 +1029,14 @@ typedef struct tally {
     double queue_done, wasted, stall_s, tbt_weighted, tbt_max, wait_s, wait_max;
     double first_arrival, last_arrival, last_finish;
     int64_t met_lo, met_hi;
+    int64_t kv_input;     /* input_tokens of rows with kv_ready_s and transfer_s > 0:
+                           * streamed, received and loaded */
+    int64_t kv_inline;    /* input_tokens of rows with kv_ready_s and transfer_s 0: their
+                           * KV never moved (a prefill inlined on the decode node) */
+    int64_t stream_input; /* input_tokens of prefilled rows with output_tokens > 1 */
+    int64_t decoded, decoded_max; /* output_tokens - 1 over completed rows: sum, max */
+    int64_t preempt_done;         /* preemptions of completed rows */
+    double prefill_s;     /* sum of prefill_s over prefilled rows */
 } tally_t;
 
 static tally_t tally_rows(const ck_t *c)
@@ -904,7 +1060,12 @@ static tally_t tally_rows(const ck_t *c)
             t.pre_dram += (int64_t)v[C_CDRAM];
             t.pre_ssd += (int64_t)v[C_CSSD];
             t.fetched += (int64_t)v[C_FETCHED];
+            t.prefill_s += v[C_PREFILL];
+            if (v[C_OUTPUT] > 1)
+                t.stream_input += (int64_t)v[C_INPUT];
         }
+        if ((r->have & kv_cols) == kv_cols)
+            *(v[C_TRANSFER] > 0 ? &t.kv_input : &t.kv_inline) += (int64_t)v[C_INPUT];
         if (r->status == ST_REJ_PREFILL)
             t.wasted += v[C_PREFILL];
         if (r->status != ST_COMPLETED)
@@ -924,6 +1085,9 @@ static tally_t tally_rows(const ck_t *c)
         /* A request of n tokens has n - 1 token intervals. */
         int64_t iv = v[C_OUTPUT] > 1 ? (int64_t)v[C_OUTPUT] - 1 : 0;
         t.intervals += iv;
+        t.decoded += iv;
+        t.preempt_done += (int64_t)v[C_PREEMPT];
+        t.decoded_max = iv > t.decoded_max ? iv : t.decoded_max;
         t.tbt_weighted += v[C_TBT_MEAN] * (double)iv;
         t.tbt_max = fmax(t.tbt_max, v[C_TBT_MAX]);
         /* Met for sure, or possibly (within the rounding of a bound). */
@@ -1094,6 +1258,142 @@ static void check_cache(ck_t *c, const tally_t *t)
                 "are the evictions from DRAM to SSD)", S(c, "cache.evictions"));
 }
 
+/* Byte counts from the token columns (pd; KV bytes per token known). The
+ * simulator sums doubles and prints llround, so 1e-9 relative covers it. */
+static void check_bytes(ck_t *c, const tally_t *t)
+{
+    double kvb = c->kv_bytes;
+    if (!c->pd || kvb <= 0)
+        return;
+    char how[160];
+    struct {
+        const char *path;
+        double want;
+        const char *what;
+    } eq[] = {
+        {"transfer.fetch.bytes", kvb * (double)t->fetched, "sum of fetched_tokens"},
+        {"transfer.ssd.bytes", kvb * (double)t->pre_ssd, "sum of cached_ssd_tokens"},
+        {"transfer.h2d.bytes", kvb * (double)(t->pre_dram + t->kv_input),
+         "sum of cached_dram_tokens + input_tokens of the rows with kv_ready_s, transfer_s > 0"},
+    };
+    for (size_t k = 0; k < sizeof eq / sizeof *eq; k++) {
+        double got = S(c, eq[k].path);
+        if (fabs(got - eq[k].want) > 1e-9 * eq[k].want + 0.5) {
+            snprintf(how, sizeof how, "%.0f KV bytes per token x %s", kvb, eq[k].what);
+            sum_bad(c, INV_BYTES, eq[k].path, "expected %.0f (%s)", eq[k].want, how);
+        }
+    }
+    double pd = S(c, "transfer.pd.bytes"), lo = kvb * (double)t->kv_input,
+           hi = kvb * (double)(t->stream_input - t->kv_inline);
+    if (pd < lo * (1 - 1e-9) - 0.5 || pd > hi * (1 + 1e-9) + 0.5)
+        sum_bad(c, INV_BYTES, "transfer.pd.bytes", "outside [%.0f, %.0f]: %.0f KV bytes per "
+                "token x the input_tokens the decode side loaded (rows with kv_ready_s, "
+                "transfer_s > 0) and of every prefilled row with output_tokens > 1 but the "
+                "inlined (kv_ready_s, transfer_s 0)", lo, hi, kvb);
+}
+
+/* Busy time within the instances' time, and prefill's from the rows. */
+static void check_busy(ck_t *c, const tally_t *t)
+{
+    double end = fmax(t->last_finish, 0) + CSV_HALF;
+    int64_t np = c->pd ? c->n_prefill + (c->inline_prefill ? c->n_decode : 0) : c->n_inst;
+    int64_t nd = c->pd ? c->n_decode : c->n_inst;
+    double pb = S(c, "prefill.busy_s"), db = S(c, "decode.busy_s");
+    if (pb > (double)np * end * (1 + SUM_REL))
+        sum_bad(c, INV_BUSY, "prefill.busy_s", "more than %lld instances x the last finish_s "
+                "%.6f = %.10g", (long long)np, end - CSV_HALF, (double)np * end);
+    if (db > (double)nd * end * (1 + SUM_REL))
+        sum_bad(c, INV_BUSY, "decode.busy_s", "more than %lld instances x the last finish_s "
+                "%.6f = %.10g", (long long)nd, end - CSV_HALF, (double)nd * end);
+    if (c->pd && c->group == 1) {
+        int64_t n = t->n[ST_COMPLETED] + t->n[ST_REJ_PREFILL];
+        char how[128];
+        snprintf(how, sizeof how, "sum of prefill_s over %lld prefilled rows, each within 5e-7",
+                 (long long)n);
+        expect_near(c, INV_BUSY, "prefill.busy_s", t->prefill_s, CSV_HALF * (double)n, how);
+    }
+}
+
+/* One token per request per iteration: the batch sizes add up to the
+ * tokens decoded after the first, less one per preemption (the recompute
+ * of a preempted request yields its next token, as a prefill does). */
+static void check_iters(ck_t *c, const tally_t *t)
+{
+    double it = S(c, "decode.iterations"), mb = S(c, "decode.mean_batch");
+    double want = (double)(t->decoded - t->preempt_done);
+    if (fabs(it * mb - want) > 2 * SUM_REL * want + 1e-9)
+        sum_bad(c, INV_ITERS, "decode.iterations", "x decode.mean_batch %.10g = %.10g, but "
+                "completed rows decoded %.0f tokens in batches (sum of output_tokens - 1, "
+                "less their %lld preemptions)", mb, it * mb, want, (long long)t->preempt_done);
+    if (it < (double)t->decoded_max)
+        sum_bad(c, INV_ITERS, "decode.iterations", "fewer than the %lld tokens one completed "
+                "row decoded after its first", (long long)t->decoded_max);
+}
+
+static void check_events(ck_t *c)
+{
+    double ev = S(c, "sim.events");
+    if (c->timing_events >= 0 && ev != (double)c->timing_events)
+        sum_bad(c, INV_EVENTS, "sim.events", "timing.json's events = %lld",
+                (long long)c->timing_events);
+    double least = S(c, "requests.total") + (c->ts_rows ? (double)c->ts_rows - 1 : 0);
+    if (ev < least)
+        sum_bad(c, INV_EVENTS, "sim.events", "fewer than requests.total + timeseries rows - 1 "
+                "= %.0f (an arrival per request, a tick per row but the last)", least);
+}
+
+static void ts_bad(ck_t *c, int id, size_t row, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The pool's counters conserve its blocks; the last timeseries row is the
+ * state the summary describes. */
+static void check_pool(ck_t *c)
+{
+    if (!c->pool)
+        return;
+    double ev = S(c, "cache.evictions"), dem = S(c, "cache.demotions"), drops = S(c, "cache.drops");
+    if (ev != dem + drops)
+        sum_bad(c, INV_POOL, "cache.evictions", "not cache.demotions + cache.drops = %.0f (an "
+                "evicted block goes down to SSD or leaves the node)", dem + drops);
+    double held = S(c, "cache.inserts") - drops, blocks = S(c, "cache.replicas.blocks");
+    double mean = S(c, "cache.replicas.mean");
+    if (fabs(blocks * mean - held) > 1e-9 * held + 1e-6)
+        sum_bad(c, INV_POOL, "cache.inserts", "- cache.drops = %.0f replicas held, but "
+                "cache.replicas.blocks x cache.replicas.mean = %.0f x %.10g = %.10g", held,
+                blocks, mean, blocks * mean);
+    int64_t nodes = c->pd ? c->n_prefill * (c->group > 0 ? c->group : 1) + c->n_decode : 0;
+    double dram = S(c, "cache.dram_blocks_per_node"), ssd = S(c, "cache.ssd_blocks_per_node");
+    if (nodes > 0 && dram >= 0 && ssd >= 0 && held > (double)nodes * (dram + ssd))
+        sum_bad(c, INV_POOL, "cache.inserts", "- cache.drops = %.0f replicas held, more than "
+                "%lld nodes x (%.0f + %.0f) blocks", held, (long long)nodes, dram, ssd);
+    if (nodes > 0 && S(c, "cache.replicas.max") > (double)nodes)
+        sum_bad(c, INV_POOL, "cache.replicas.max", "more than the %lld nodes (a block is held "
+                "at most once per node)", (long long)nodes);
+    if (blocks > held)
+        sum_bad(c, INV_POOL, "cache.replicas.blocks", "more than the %.0f replicas held "
+                "(cache.inserts - cache.drops)", held);
+    if (c->ts_rows == 0)
+        return;
+    const double *v = c->ts + (c->ts_rows - 1) * c->ts_cols;
+    long line = (long)c->ts_rows + 1;
+    if (fabs(v[T_REPLICAS] - mean) > TS_UTIL_HALF + SLACK)
+        report(c, INV_POOL, 0, "timeseries.csv", line, "replicas_mean %.5f of the last row "
+               "(the end of the run), summary.json's cache.replicas.mean is %.10g",
+               v[T_REPLICAS], mean);
+    if (v[T_MULTI] > blocks || v[T_MULTI] > held - blocks)
+        report(c, INV_POOL, 0, "timeseries.csv", line, "blocks_multi %.0f of the last row, "
+               "summary.json holds %.0f blocks in %.0f replicas", v[T_MULTI], blocks, held);
+    if (v[T_HOT] != S(c, "transfer.replication.flows"))
+        report(c, INV_POOL, 0, "timeseries.csv", line, "hot_replications %.0f of the last row, "
+               "summary.json's transfer.replication.flows is %.0f (a flow per hot-spot copy)",
+               v[T_HOT], S(c, "transfer.replication.flows"));
+    for (size_t i = 0; nodes > 0 && i < c->ts_rows; i++)
+        if (c->ts[i * c->ts_cols + T_REPLICAS] > (double)nodes + TS_UTIL_HALF)
+            ts_bad(c, INV_POOL, i, "replicas_mean %.5f > the %lld nodes of the pool (a block "
+                   "is held at most once per node)", c->ts[i * c->ts_cols + T_REPLICAS],
+                   (long long)nodes);
+}
+
 static void check_summary(ck_t *c)
 {
     tally_t t = tally_rows(c);
@@ -1105,12 +1405,14 @@ static void check_summary(ck_t *c)
     check_cache(c, &t);
     expect_near(c, INV_SIM, "sim.seed", c->seed, 0, "config.json $.seed");
     expect_nonneg(c, INV_SIM, "sim.events");
+    check_bytes(c, &t);
+    check_busy(c, &t);
+    check_iters(c, &t);
+    check_events(c);
 }
 
 /* ---- timeseries.csv ---- */
 
-static void ts_bad(ck_t *c, int id, size_t row, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 static void ts_bad(ck_t *c, int id, size_t row, const char *fmt, ...)
 {
     char msg[768];
@@ -1179,6 +1481,38 @@ static void check_ts_time(ck_t *c)
     }
 }
 
+/* Each link class's rate (Gb/s, 4 decimals) times its row's interval
+ * (from time_s, 3 decimals; the first from 0) adds up to the class's
+ * bytes in summary.json. Rows skipped in an idle span move nothing. The
+ * tolerance is the rounding of every rate over its interval plus that of
+ * both ends of the interval at the rate. */
+static void check_ts_bytes(ck_t *c)
+{
+    if (c->ts_rows == 0)
+        return;
+    static const int col[4] = {T_PD, T_FETCH, T_STAGE, T_REPL};
+    for (int l = 0; l < 4; l++) {
+        double sum = 0, tol = 0, prev = 0;
+        for (size_t i = 0; i < c->ts_rows; i++) {
+            const double *v = c->ts + i * c->ts_cols;
+            double dt = fmax(v[T_TIME] - prev, 0), g = v[col[l]];
+            prev = v[T_TIME];
+            sum += g * dt;
+            tol += TS_LOAD_HALF * dt + (g + TS_LOAD_HALF) * 2 * TS_TIME_HALF;
+        }
+        double got = sum * 1e9 / 8, want;
+        char path[48];
+        snprintf(path, sizeof path, "transfer.%s.bytes", link_names[l]);
+        want = S(c, path);
+        tol = tol * 1e9 / 8 + 1e-9 * want + 1;
+        if (fabs(got - want) > tol)
+            report(c, INV_TS_BYTES, 0, "timeseries.csv", 0, "%s x each row's interval adds up "
+                   "to %.0f bytes, summary.json's %s = %.0f (they differ by %.3g, more than the "
+                   "%.3g the rounding of rates and times allows)", ts_name[col[l]], got, path,
+                   want, fabs(got - want), tol);
+    }
+}
+
 static void check_timeseries(ck_t *c)
 {
     size_t nc = c->ts_cols;
@@ -1192,6 +1526,7 @@ static void check_timeseries(ck_t *c)
         report(c, INV_TS_COLUMNS, 0, "timeseries.csv", 2, "%zu rows, but metrics.interval_s "
                "= 0 asks for none", c->ts_rows);
     check_ts_time(c);
+    check_ts_bytes(c);
     for (size_t i = 0; i < c->ts_rows; i++) {
         const double *v = c->ts + i * nc, *prev = i ? v - nc : NULL;
         for (size_t k = 0; k < nc; k++)
@@ -1246,14 +1581,15 @@ int64_t sim_check_dir(const char *dir, const sim_check_opts_t *o, sim_check_resu
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     for (size_t n = strlen(c->dir); n > 1 && c->dir[n - 1] == '/'; n--)
         c->dir[n - 1] = '\0';
-    if (load_config(c, err) != 0 || load_summary(c, err) != 0 || read_requests(c, err) != 0 ||
-        read_timeseries(c, err) != 0) {
+    if (load_config(c, err) != 0 || load_summary(c, err) != 0 || load_timing(c, err) != 0 ||
+        read_requests(c, err) != 0 || read_timeseries(c, err) != 0) {
         ck_free(c);
         return -1;
     }
     check_requests(c);
     check_summary(c);
     check_timeseries(c);
+    check_pool(c);
     FILE *f = o->out;
     for (int i = 0; i < N_INV && !o->show_all; i++)
         for (int known = 0; known < 2; known++) {
@@ -1287,8 +1623,9 @@ static const char check_usage[] =
     "config.json) against what docs/outputs.md documents: requests conserved, each\n"
     "request's fields consistent, every summary metric equal to its recomputation from\n"
     "requests.csv within the rounding of the printed values (6-decimal rows, 9-digit\n"
-    "summary, percentiles within the histograms' 0.1%), network, pool and time-series\n"
-    "bounds ('check --list' names each invariant). Each violation is a line\n"
+    "summary, percentiles within the histograms' 0.1%), bytes, busy time, iterations,\n"
+    "events and pool blocks conserved, network, pool and time-series bounds\n"
+    "('check --list' names each invariant). Each violation is a line\n"
     "'DIR/FILE:LINE: message [invariant]'. A known failure (a documented property the\n"
     "simulator is known to break) is printed but counts only with --strict.\n"
     "Exit status: 0 every invariant holds, 1 a violation, 2 an unreadable directory\n"

@@ -1,10 +1,11 @@
 /* sim/check.h: the invariant checker of run directories (`mooncake-sim
  * check DIR...`). It reads a run's summary.json, requests.csv,
- * timeseries.csv and config.json and verifies what docs/outputs.md
+ * timeseries.csv, config.json and timing.json (when there) and verifies what docs/outputs.md
  * documents: requests conserved, each request's fields consistent, every
  * summary metric equal to its recomputation from requests.csv within the
- * rounding of the printed values, the network, pool and time-series
- * bounds. Invariant: a check only fails on something docs/outputs.md states;
+ * rounding of the printed values, byte, busy-time, iteration, event and
+ * pool-block conservation, the network, pool and time-series bounds.
+ * Invariant: a check only fails on something docs/outputs.md states;
  * each tolerance is the rounding of the values compared (see check.c). */
 #ifndef SIM_CHECK_H
 #define SIM_CHECK_H

@@ -58,7 +58,11 @@ static const char req_csv[] =
 
 /* ttft: mean (1.0 + 0.5) / 2, p50 rank 1, p90/p99 rank 2. tbt mean: (10 x
  * 0.05 + 2 x 0.1) / 12. Met: id 0 only. Span: arrivals 0 to 1. Hit rates
- * over the prefilled rows (ids 0, 1, 3): 2136, 1624 and 512 of 4148. */
+ * over the prefilled rows (ids 0, 1, 3): 2136, 1624 and 512 of 4148.
+ * Decoded in batches: 10 + 2 tokens less 1 preemption = 11 x 1.0. Bytes:
+ * the time series' 12 Gb of pd and 0.8 Gb of fetch. The pool: 4
+ * evictions = 2 demotions + 2 drops; 11 inserts - 2 drops = 9 replicas of
+ * 8 blocks (mean 1.125, the last row's), one block twice. */
 static const char sum_json[] =
     "{\n"
     "  \"requests\": {\n"
@@ -105,7 +109,7 @@ static const char sum_json[] =
     "    \"mean_queue_s\": 0.125\n"
     "  },\n"
     "  \"decode\": {\n"
-    "    \"iterations\": 12,\n"
+    "    \"iterations\": 11,\n"
     "    \"busy_s\": 1.5,\n"
     "    \"preemptions\": 1,\n"
     "    \"stalls_per_request\": 0.5,\n"
@@ -114,20 +118,20 @@ static const char sum_json[] =
     "    \"stalled_share\": 0.5,\n"
     "    \"slot_wait_s_mean\": 0.075,\n"
     "    \"slot_wait_s_max\": 0.15,\n"
-    "    \"mean_batch\": 1.5\n"
+    "    \"mean_batch\": 1.0\n"
     "  },\n"
     "  \"transfer\": {\n"
     "    \"transport\": \"rdma\",\n"
     "    \"latency_s\": 0.003,\n"
     "    \"efficiency\": 0.9,\n"
     "    \"pd\": {\n"
-    "      \"bytes\": 1000,\n"
+    "      \"bytes\": 1500000000,\n"
     "      \"busy_s\": 0.5,\n"
     "      \"flow_s\": 0.8,\n"
     "      \"flows\": 2\n"
     "    },\n"
     "    \"fetch\": {\n"
-    "      \"bytes\": 100,\n"
+    "      \"bytes\": 100000000,\n"
     "      \"busy_s\": 0.05,\n"
     "      \"flow_s\": 0.05,\n"
     "      \"flows\": 1\n"
@@ -139,7 +143,7 @@ static const char sum_json[] =
     "      \"flows\": 0\n"
     "    },\n"
     "    \"replication\": {\n"
-    "      \"bytes\": 64,\n"
+    "      \"bytes\": 16,\n"
     "      \"busy_s\": 0.001,\n"
     "      \"flow_s\": 0.002,\n"
     "      \"flows\": 1\n"
@@ -157,11 +161,11 @@ static const char sum_json[] =
     "    \"policy\": \"lru\",\n"
     "    \"dram_blocks_per_node\": 100,\n"
     "    \"ssd_blocks_per_node\": 200,\n"
-    "    \"inserts\": 10,\n"
+    "    \"inserts\": 11,\n"
     "    \"evictions\": 4,\n"
     "    \"demotions\": 2,\n"
     "    \"promotions\": 1,\n"
-    "    \"drops\": 3,\n"
+    "    \"drops\": 2,\n"
     "    \"replications\": 6,\n"
     "    \"replicas\": {\n"
     "      \"blocks\": 8,\n"
@@ -180,14 +184,15 @@ static const char sum_json[] =
     "  }\n"
     "}\n";
 
-/* Two rows, at 1 and 2 x metrics.interval_s; loads of 2P + 1D. */
+/* Two rows, at 1 and 2 x metrics.interval_s; loads of 2P + 1D; the last
+ * is the pool's end state. */
 static const char ts_csv[] =
     "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
     "prefill_wait_s_max,replicas_mean,blocks_multi,hot_replications,prefill_load_mean,"
     "decode_load_mean,p0_load,p1_load,d0_load\n"
     "1.000,8.0000,0.8000,0.0000,0.0000,0.01000,0.02000,1,3,0.1000,1.00000,1,1,0.1500,0.3000,"
     "0.1000,0.2000,0.3000\n"
-    "2.000,4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,0,0,0.0000,1.25000,2,2,0.0500,0.2000,"
+    "2.000,4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,0,0,0.0000,1.12500,1,1,0.0500,0.2000,"
     "0.0000,0.1000,0.2000\n";
 
 /* One edit of the hand-made run: in file, the only occurrence of old
@@ -326,7 +331,7 @@ static const edit_t breaks[] = {
     {"summary.json", "\"stall_s_mean\": 0.02,", "\"stall_s_mean\": 0.03,", "[decode]"},
     {"summary.json", "\"busy_s\": 0.5,", "\"busy_s\": 0.9,", "[transfer]"},
     {"summary.json", "\"bytes\": 0,", "\"bytes\": 10,", "[transfer]"},
-    {"summary.json", "\"bytes\": 100,", "\"bytes\": 0,", "[transfer]"},
+    {"summary.json", "\"bytes\": 100000000,", "\"bytes\": 0,", "[transfer]"},
     {"summary.json", "\"bytes\": 5,", "\"bytes\": -5,", "[transfer]"},
     {"summary.json", "\"hit_rate_tokens\": 0.514946962", "\"hit_rate_tokens\": 0.52", "[cache]"},
     {"summary.json", "\"cached_tokens\": 2136\n", "\"cached_tokens\": 2137\n", "[cache]"},
@@ -340,9 +345,31 @@ static const edit_t breaks[] = {
     {"timeseries.csv", "0.1000,0.2000,0.3000\n", "0.1000,0.2000,-0.3000\n", "[ts_nonneg]"},
     {"timeseries.csv", "0.02000,1,3", "1.20000,1,3", "[ts_nic]"},
     {"timeseries.csv", "0.00500,0.01000", "0.02000,0.01000", "[ts_nic]"},
-    {"timeseries.csv", "1.25000,2,2,", "0.50000,2,2,", "[ts_pool]"},
-    {"timeseries.csv", "1.25000,2,2,", "1.25000,2,0,", "[ts_pool]"},
+    {"timeseries.csv", "1.12500,1,1,", "0.50000,1,1,", "[ts_pool]"},
+    {"timeseries.csv", "1.12500,1,1,", "1.12500,1,0,", "[ts_pool]"},
     {"timeseries.csv", "0.1500,0.3000", "0.2500,0.3000", "[ts_loads]"},
+    {"requests.csv", "20,rejected_after_prefill,1,0,1024", "20,rejected_after_prefill,2,0,1024",
+     "requests.csv:4: id 3 (rejected_after_prefill): prefill_instance 2 outside [-1, 2)"},
+    {"requests.csv", "3,completed,1,0,600", "3,completed,1,1,600", "[instances]"},
+    {"requests.csv", "20,rejected_after_prefill,1,0,1024", "20,rejected_after_prefill,-1,0,1024",
+     "[instances]"},
+    {"requests.csv", "0.004000,512,", "0.004000,1000,",
+     "requests.csv:3: id 0 (completed): fetched_tokens 1000 > cached_tokens 512"},
+    {"summary.json", "\"iterations\": 11,", "\"iterations\": 22,",
+     "summary.json:46: $.decode.iterations = 22"},
+    {"summary.json", "\"iterations\": 11,", "\"iterations\": 9,", "[iterations]"},
+    {"summary.json", "\"busy_s\": 3.0,", "\"busy_s\": 6.0,", "$.prefill.busy_s = 6"},
+    {"summary.json", "\"busy_s\": 1.5,", "\"busy_s\": 3.0,", "$.decode.busy_s = 3"},
+    {"summary.json", "\"events\": 100,", "\"events\": 4,", "[events]"},
+    {"summary.json", "\"evictions\": 4,", "\"evictions\": 8,", "$.cache.evictions = 8"},
+    {"summary.json", "\"inserts\": 11,", "\"inserts\": 22,", "$.cache.inserts = 22"},
+    {"summary.json", "\"max\": 2\n", "\"max\": 4\n", "[pool]"},
+    {"timeseries.csv", "1.12500,1,1,", "1.25000,1,1,", "timeseries.csv:3: replicas_mean 1.25000"},
+    {"timeseries.csv", "1.12500,1,1,", "1.12500,2,1,", "timeseries.csv:3: blocks_multi 2"},
+    {"timeseries.csv", "1.12500,1,1,", "1.12500,1,2,", "timeseries.csv:3: hot_replications 2"},
+    {"timeseries.csv", "\n2.000,4.0000,0.0000", "\n2.000,8.0000,0.0000",
+     "timeseries.csv: pd_gbps x each row's interval adds up to 2000000000 bytes"},
+    {"timeseries.csv", "\n1.000,8.0000,0.8000", "\n1.000,8.0000,1.6000", "[ts_bytes]"},
 };
 
 START_TEST(test_each_invariant_breaks)
@@ -444,14 +471,26 @@ START_TEST(test_tbt_mean_low)
 }
 END_TEST
 
+/* The hand-made summary with transfer.pd.bytes and transfer.fetch.bytes
+ * set to what another time series moves (malloc'd). */
+static char *sum_with_bytes(const char *pd, const char *fetch)
+{
+    char *a = replaced(sum_json, "\"bytes\": 1500000000,", pd);
+    char *b = replaced(a, "\"bytes\": 100000000,", fetch);
+    free(a);
+    return b;
+}
+
 /* timeseries.csv writes time_s with 3 decimals: below 1 ms intervals
  * repeat times, a known failure. At 1 ms and above they must increase. */
 START_TEST(test_known_ts_time)
 {
     static const char *const rows[] = {"0.000,", "0.001,", "0.001,"};
     char ts[4096], *text;
-    const char *row = strchr(ts_csv, '\n') + 1, *rest = strchr(row, ',') + 1;
-    size_t hdr = (size_t)(row - ts_csv), k = hdr;
+    /* Each row as the last (the pool's end state): 4 Gb/s of pd for 1 ms. */
+    const char *row = strchr(strchr(ts_csv, '\n') + 1, '\n') + 1, *rest = strchr(row, ',') + 1;
+    size_t hdr = (size_t)(strchr(ts_csv, '\n') + 1 - ts_csv), k = hdr;
+    char *sum = sum_with_bytes("\"bytes\": 500000,", "\"bytes\": 1,");
     memcpy(ts, ts_csv, hdr);
     size_t rest_len = (size_t)(strchr(rest, '\n') - rest) + 1;
     for (int i = 0; i < 3; i++) {
@@ -462,6 +501,7 @@ START_TEST(test_known_ts_time)
     edit_t e = {"config.json", "\"interval_s\": 1.0", "\"interval_s\": 0.0004", ""};
     const char *dir = make_run("known_ts", &e, NULL);
     tests_write_file(dir, "timeseries.csv", ts, k);
+    tests_write_file(dir, "summary.json", sum, strlen(sum));
     sim_err_t err;
     sim_check_result_t res;
     ck_assert_msg(check(dir, 0, &res, &text, &err) == 0, "%s", text);
@@ -473,6 +513,8 @@ START_TEST(test_known_ts_time)
     edit_t ms = {"config.json", "\"interval_s\": 1.0", "\"interval_s\": 0.001", ""};
     dir = make_run("known_ts_ms", &ms, NULL);
     tests_write_file(dir, "timeseries.csv", ts, k);
+    tests_write_file(dir, "summary.json", sum, strlen(sum));
+    free(sum);
     ck_assert_int_gt(check(dir, 0, &res, &text, &err), 0);
     ck_assert_int_eq(res.known, 0);
     ck_assert_ptr_nonnull(strstr(text, "[ts_time]"));
@@ -486,9 +528,9 @@ END_TEST
  * breaks ts_time. */
 START_TEST(test_ts_idle_span)
 {
-    static const char idle[] = "0.0000,0.0000,0.0000,0.0000,0.00000,0.00000,0,0,0.0000,1.25000,2,2,"
+    static const char idle[] = "0.0000,0.0000,0.0000,0.0000,0.00000,0.00000,0,0,0.0000,1.12500,1,1,"
                                "0.0000,0.0000,0.0000,0.0000,0.0000\n";
-    static const char busy[] = "4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,1,1,0.0000,1.25000,2,2,"
+    static const char busy[] = "4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,1,1,0.0000,1.12500,1,1,"
                                "0.0500,0.2000,0.0000,0.1000,0.2000\n";
     const char *hdr_end = strchr(ts_csv, '\n') + 1, *row1_end = strchr(hdr_end, '\n') + 1;
     /* rows at 1 (busy), 2 (idle), 5 (idle), 5.5 (the last) */
@@ -510,6 +552,10 @@ START_TEST(test_ts_idle_span)
         snprintf(name, sizeof name, "idle_span%zu", k);
         const char *dir = make_run(name, NULL, NULL);
         tests_write_file(dir, "timeseries.csv", ts, n);
+        /* The first row's 8 Gb/s of pd and 0.8 of fetch over 1 s. */
+        char *sum = sum_with_bytes("\"bytes\": 1000000000,", "\"bytes\": 100000000,");
+        tests_write_file(dir, "summary.json", sum, strlen(sum));
+        free(sum);
         sim_err_t err;
         sim_check_result_t res;
         char *text;
@@ -561,7 +607,7 @@ START_TEST(test_one_instant_span)
 }
 END_TEST
 
-/* Without the pool ($.cache absent: vllm_pc's own HBM cache keeps at
+/* Without the pool ($.cache absent, a colocated system: vllm_pc's own HBM cache keeps at
  * least the last token to compute) cached_tokens need not be whole blocks
  * or the whole input; with it, they must. */
 START_TEST(test_cached_without_pool)
@@ -577,6 +623,10 @@ START_TEST(test_cached_without_pool)
     char *r = replaced(r0, "512,512,0.010000", "512,488,0.010000");
     free(r0);
     const char *dir = make_run("no_pool", NULL, NULL);
+    char *cf = replaced(cfg_json, "\"kind\": \"pd\",\n    \"params\": {}",
+                        "\"kind\": \"vllm_pc\",\n    \"params\": {\"instances\": 2}");
+    tests_write_file(dir, "config.json", cf, strlen(cf));
+    free(cf);
     tests_write_file(dir, "summary.json", s, strlen(s));
     tests_write_file(dir, "requests.csv", r, strlen(r));
     char *text;
