@@ -24,6 +24,8 @@ printf '\357\273\277{%s, "hash_ids": [1, 2]}\n' "$REC" >"$T/bom.jsonl"
 expect 0 '"requests": 1' "$BIN" trace stats "$T/bom.jsonl"
 printf '\357\273\277TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,10,5\n' >"$T/bom.csv"
 expect 0 '"requests": 1' "$BIN" trace stats "$T/bom.csv"
+printf '\357\273\277{"name": "bom", "cluster": {"prefill": 1, "decode": 1},\n "trace": {"generator": {"kind": "kimi", "requests": 5}}}\n' >"$T/bom.json"
+expect 0 "" "$BIN" run "$T/bom.json" --quiet --out "$T/bom-run"
 
 # A zstd file opening with a skippable frame (magic 0x184D2A50..5F) reads
 # as the frames after it.
@@ -38,6 +40,9 @@ fi
 # Deep nesting says so, where (cJSON in traces, jansson in configs).
 { printf '{%s, "hash_ids": [1, 2]}\n{"a": ' "$REC"; nest 1500; echo; } >"$T/deep.jsonl"
 expect 2 "deep.jsonl:2: JSON nested deeper than 1000 levels (column 1006)" "$BIN" trace stats "$T/deep.jsonl"
+{ printf '{"name": '; nest 3000; echo '}'; } >"$T/deep.json"
+expect 2 "deep.json:1:2057: JSON nested deeper than 2048 levels" "$BIN" run "$T/deep.json" --out "$T/deep-run"
+[ ! -e "$T/deep-run" ] && ok || bad "a refused config left $T/deep-run"
 # "[[" inside a string is no nesting: still plain bad JSON.
 printf '{"a": "[[[[", }\n' >"$T/badjson.jsonl"
 expect 2 "badjson.jsonl:1: bad JSON (column 16)" "$BIN" trace stats "$T/badjson.jsonl"
@@ -53,6 +58,15 @@ printf '%s\n2023-02-29 00:00:00,10,5\n' "$AZ" >"$T/feb29.csv"
 expect 2 "feb29.csv:2: bad TIMESTAMP '2023-02-29 00:00:00': day 29 out of range" "$BIN" trace stats "$T/feb29.csv"
 printf '%s\n2023-11-16T18:15:46,10,5\n' "$AZ" >"$T/iso.csv"
 expect 2 "iso.csv:2: bad TIMESTAMP '2023-11-16T18:15:46' (expected YYYY-MM-DD HH:MM:SS[.fffffff]" "$BIN" trace stats "$T/iso.csv"
+
+# --target: the comparison as written, not a metric "x=".
+printf '{"name": "small", "cluster": {"prefill": 1, "decode": 1},\n "trace": {"generator": {"kind": "kimi", "requests": 20}}}\n' >"$T/small.json"
+capt() { "$BIN" capacity "$T/small.json" --vary trace.generator.rate_rps --out "$T/cap" --target "$@"; }
+expect 2 "--target x=>0.9: bad comparison '=>' (use METRIC>=X, METRIC<=X" capt 'x=>0.9'
+expect 2 "--target x==1: bad comparison '=='" capt 'x==1'
+expect 2 "--target >=1: no metric before '>='" capt '>=1'
+expect 2 "--target x>=0.9x: '0.9x' is not a finite number" capt 'x>=0.9x'
+[ ! -e "$T/cap" ] && ok || bad "a refused --target left $T/cap"
 
 # Hash ids are integers by their text: 2^52 + 0.5 rounds to a whole
 # double but is not one; 1.5e1 is 15.
