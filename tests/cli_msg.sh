@@ -68,6 +68,25 @@ expect 2 "--target >=1: no metric before '>='" capt '>=1'
 expect 2 "--target x>=0.9x: '0.9x' is not a finite number" capt 'x>=0.9x'
 [ ! -e "$T/cap" ] && ok || bad "a refused --target left $T/cap"
 
+# Calibration files: unknown keys refused at their JSON path, every number
+# within its physical range.
+CAL="$ROOT/models/calib/h200x8.json"
+sed 's/"hbm_bytes_per_s": [0-9.e+]*/"hbm_bytes_per_s": 1e300/' "$CAL" >"$T/cal-hbm.json"
+expect 2 "cal-hbm.json: \$.decode.hbm_bytes_per_s: must be in (0, 1e+15] bytes/s (got 1e+300)" "$BIN" calib report "$T/cal-hbm.json"
+sed 's/"fit_model"/"fit_modle"/' "$CAL" >"$T/cal-key.json"
+expect 2 "cal-key.json: \$.decode.fit_modle: unknown key (valid here: form, coef" "$BIN" calib report "$T/cal-key.json"
+sed 's/"r2": 1.0,/"r2": 1.0, "notes": 1,/' "$CAL" >"$T/cal-root.json"
+expect 2 "cal-root.json: \$.prefill.notes: unknown key" "$BIN" calib report "$T/cal-root.json"
+sed 's/"flops_per_s": [0-9.e+]*/"flops_per_s": -1/' "$CAL" >"$T/cal-ach.json"
+expect 2 "cal-ach.json: \$.decode.achieved.flops_per_s: must be in (0, 1e+18] FLOP/s (got -1)" "$BIN" calib report "$T/cal-ach.json"
+expect 2 "cal-hbm.json: \$.decode.hbm_bytes_per_s" "$BIN" run "$T/small.json" --set hardware=h200x8 \
+    --set model=llama2-70b --set cost.calibration="$T/cal-hbm.json" --out "$T/cal-run"
+[ ! -e "$T/cal-run" ] && ok || bad "a refused calibration left $T/cal-run"
+for f in "$ROOT"/models/calib/*.json; do
+    case $f in *.points.json) continue ;; esac
+    expect 0 "" "$BIN" calib report "$f"
+done
+
 # Hash ids are integers by their text: 2^52 + 0.5 rounds to a whole
 # double but is not one; 1.5e1 is 15.
 printf '{%s, "hash_ids": [3, 4503599627370496.5]}\n' "$REC" >"$T/half.jsonl"
