@@ -56,6 +56,139 @@ static int read_coef(const json_t *root, const char *sect, const char *file, dou
     return 0;
 }
 
+/* ---- the file's keys: every key known, every number in a range ----
+ * A calibration file holds the fitted parameters that the model reads
+ * (checked, for physics, where they are read) and provenance
+ * (fit quality, the peaks the fractions are of, the GPU measured) that
+ * tools and readers trust. A misspelt key would be ignored silently and
+ * a provenance number of 1e300 would mislead, so unknown keys are
+ * refused with their JSON path, as in configs, and every number has a
+ * physical range (docs/calibration.md lists them). */
+
+/* Bandwidths (HBM of a node, host-to-device) stay below 1 PB/s and
+ * FLOPs below 1 EFLOPS: far above any node (8 x H200: 38.4 TB/s,
+ * 7.9 PFLOPS), far below a typo's 1e300. */
+#define CALIB_MAX_BYTES_PER_S 1e15
+#define CALIB_MAX_FLOPS_PER_S 1e18
+
+/* CK_READ: a parameter the model reads, checked there (type, range,
+ * physics) with the message that names its effect. */
+typedef enum { CK_STR, CK_NUM, CK_INT, CK_ARR, CK_OBJ, CK_READ } calib_kind_t;
+
+typedef struct calib_key {
+    const char *key;
+    calib_kind_t kind;
+    double lo, hi;  /* CK_NUM, CK_INT: the range, lo excluded when lo_open */
+    int lo_open;
+    const char *unit;
+    const struct calib_key *sub; /* CK_OBJ: its keys, ending with a NULL key */
+} calib_key_t;
+
+#define K_STR(k) {k, CK_STR, 0, 0, 0, NULL, NULL}
+#define K_ARR(k) {k, CK_ARR, 0, 0, 0, NULL, NULL}
+#define K_READ(k) {k, CK_READ, 0, 0, 0, NULL, NULL}
+#define K_OBJ(k, sub) {k, CK_OBJ, 0, 0, 0, NULL, sub}
+#define K_NUM(k, lo, hi, open, unit) {k, CK_NUM, lo, hi, open, unit, NULL}
+#define K_INT(k, lo, hi, unit) {k, CK_INT, lo, hi, 0, unit, NULL}
+/* A fit's quality, in every fitted section. */
+#define K_FIT                                                                                      \
+    K_INT("n_points", 0, 1e9, "points"), K_NUM("r2", -1e6, 1, 0, ""),                            \
+        K_NUM("max_rel_err", 0, 1e6, 0, ""), K_NUM("mean_rel_err", 0, 1e6, 0, "")
+
+static const calib_key_t calib_prefill[] = {
+    K_STR("form"), K_READ("coef"), K_READ("ramp_tok"), K_FIT, {NULL}};
+static const calib_key_t calib_achieved[] = {
+    K_NUM("weights_hbm_bytes_per_s", 0, CALIB_MAX_BYTES_PER_S, 1, "bytes/s"),
+    K_NUM("kv_hbm_bytes_per_s", 0, CALIB_MAX_BYTES_PER_S, 1, "bytes/s"),
+    K_NUM("flops_per_s", 0, CALIB_MAX_FLOPS_PER_S, 1, "FLOP/s"), {NULL}};
+static const calib_key_t calib_derivation[] = {
+    K_STR("d0_s"), K_STR("eff_mem_weights"), K_STR("eff_mem_kv"), K_STR("eff_cmp"), {NULL}};
+static const calib_key_t calib_decode[] = {
+    K_STR("form"), K_READ("coef"), K_READ("d0_s"), K_READ("eff_mem_weights"),
+    K_READ("eff_mem_kv"), K_READ("eff_cmp"), K_READ("n_gpus"), K_STR("fit_model"),
+    K_NUM("hbm_bytes_per_s", 0, CALIB_MAX_BYTES_PER_S, 1, "bytes/s"),
+    K_NUM("peak_flops_per_s", 0, CALIB_MAX_FLOPS_PER_S, 1, "FLOP/s"),
+    K_OBJ("achieved", calib_achieved), K_OBJ("derivation", calib_derivation), K_FIT, {NULL}};
+static const calib_key_t calib_gpu[] = {
+    K_STR("name"), K_INT("driver", 0, 1e9, ""), K_INT("runtime", 0, 1e9, ""),
+    K_INT("sm_clock_mhz", 0, 1e5, "MHz"), K_INT("mem_clock_mhz", 0, 1e5, "MHz"),
+    K_NUM("memory_gb", 0, 1e5, 1, "GB"), K_INT("count_used", 1, 1024, "GPUs"), {NULL}};
+static const calib_key_t calib_h2d[] = {
+    K_STR("form"), K_NUM("latency_s", 0, 10, 0, "s"),
+    K_NUM("bandwidth_bytes_per_s", 0, CALIB_MAX_BYTES_PER_S, 1, "bytes/s"), K_FIT, {NULL}};
+static const calib_key_t calib_root[] = {
+    K_STR("kind"), K_STR("hardware"), K_ARR("models"), K_STR("source"), K_STR("date"),
+    K_STR("measurements"), K_OBJ("prefill", calib_prefill), K_OBJ("decode", calib_decode),
+    K_OBJ("gpu", calib_gpu), K_OBJ("h2d", calib_h2d), {NULL}};
+
+/* The keys of keys[], comma-separated, into buf. */
+static void calib_key_names(const calib_key_t *keys, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const calib_key_t *k = keys; k->key && used < len; k++) {
+        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k->key);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* obj (at JSON path at) against keys: no unknown key, each known one of
+ * its type and in its range (keys may be absent: the readers say which
+ * they need). 0, or -1 with "file: $.path: message". */
+static int check_keys(const json_t *obj, const calib_key_t *keys, const char *file,
+                      const char *at, sim_err_t *err)
+{
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)obj, name, v) {
+        const calib_key_t *k = keys;
+        while (k->key && strcmp(k->key, name) != 0)
+            k++;
+        char here[256];
+        snprintf(here, sizeof here, "%s.%s", at, name);
+        if (!k->key) {
+            char names[512];
+            calib_key_names(keys, names, sizeof names);
+            return sim_errf(err, "%s: %s: unknown key (valid here: %s)", file, here, names);
+        }
+        switch (k->kind) {
+        case CK_STR:
+            if (!json_is_string(v))
+                return sim_errf(err, "%s: %s: expected a string", file, here);
+            break;
+        case CK_READ:
+            break;
+        case CK_ARR:
+            if (!json_is_array(v))
+                return sim_errf(err, "%s: %s: expected an array", file, here);
+            break;
+        case CK_OBJ:
+            if (!json_is_object(v))
+                return sim_errf(err, "%s: %s: expected an object", file, here);
+            if (check_keys(v, k->sub, file, here, err) != 0)
+                return -1;
+            break;
+        case CK_NUM:
+        case CK_INT: {
+            if (!json_is_number(v))
+                return sim_errf(err, "%s: %s: expected a number", file, here);
+            double x = json_number_value(v);
+            int in = (k->lo_open ? x > k->lo : x >= k->lo) && x <= k->hi;
+            if (k->kind == CK_INT && in && x != floor(x))
+                return sim_errf(err, "%s: %s: must be a whole number (got %g)", file, here, x);
+            if (!in)
+                return sim_errf(err, "%s: %s: must be in %c%g, %g]%s%s (got %g)", file, here,
+                                k->lo_open ? '(' : '[', k->lo, k->hi, k->unit[0] ? " " : "",
+                                k->unit, x);
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
 /* A pass of t seconds made of terms term[i], each from the value at at[i]:
  * t within MODEL_COST_PLAUSIBLE_S, blaming the first term that alone
  * exceeds it, else the pass as a whole (at whole). what names the pass.
@@ -244,7 +377,12 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
     fitted_t *f = sim_xcalloc(1, sizeof *f, "fitted cost");
     const char *hw, *src;
     json_t *models;
-    if (sim_json_str(root, "hardware", path, "$", &hw, err) != 0 ||
+    if (!json_is_object(root)) {
+        sim_errf(err, "%s: $: expected an object", path);
+        goto fail;
+    }
+    if (check_keys(root, calib_root, path, "$", err) != 0 ||
+        sim_json_str(root, "hardware", path, "$", &hw, err) != 0 ||
         sim_json_str(root, "source", path, "$", &src, err) != 0 ||
         sim_json_arr(root, "models", path, "$", &models, err) != 0 ||
         read_coef(root, "prefill", path, f->prefill, err) != 0 ||
@@ -258,7 +396,11 @@ static void *fitted_init(const model_cost_args_t *a, sim_err_t *err)
     int covered = 0;
     for (size_t i = 0; i < json_array_size(models); i++) {
         const char *m = json_string_value(json_array_get(models, i));
-        covered |= m && strcmp(m, a->llm->name) == 0;
+        if (!m) {
+            sim_errf(err, "%s: $.models[%zu]: expected a string (a model name)", path, i);
+            goto fail;
+        }
+        covered |= strcmp(m, a->llm->name) == 0;
     }
     if (!covered) {
         sim_errf(err, "%s: $.models: calibration does not cover model '%s'", path, a->llm->name);

@@ -279,19 +279,36 @@ typedef struct cap_ctx {
     int integer, progress;
 } cap_ctx_t;
 
-/* METRIC="M>=X": the metric path, operator and bound. 0 or -1. */
-static int parse_target(const char *t, char *metric, size_t len, op_t *op, double *x)
+/* METRIC="M>=X": the metric path, operator and bound. 0, or -1 with err
+ * naming what is wrong: the operator is the whole run of '<', '>', '='
+ * and '!' after the metric, so "x=>0.9" is a bad comparison '=>', not a
+ * metric "x=". */
+static int parse_target(const char *t, char *metric, size_t len, op_t *op, double *x,
+                        sim_err_t *err)
 {
-    const char *p = strpbrk(t, "<>");
-    if (!p || p == t)
-        return -1;
-    snprintf(metric, len, "%.*s", (int)(p - t), t);
-    int eq = p[1] == '=';
-    *op = p[0] == '>' ? (eq ? OP_GE : OP_GT) : (eq ? OP_LE : OP_LT);
-    const char *num = p + 1 + eq;
+    static const char usage[] = "use METRIC>=X, METRIC<=X, METRIC>X or METRIC<X, for example "
+                                "slo.attainment>=0.99";
+    size_t m = strcspn(t, "<>=!");
+    size_t n_op = strspn(t + m, "<>=!");
+    if (n_op == 0)
+        return sim_errf(err, "--target %s: expected METRIC>=X, METRIC<=X, METRIC>X or METRIC<X "
+                             "(for example slo.attainment>=0.99)", t);
+    if (m == 0)
+        return sim_errf(err, "--target %s: no metric before '%.*s' (%s)", t, (int)n_op, t, usage);
+    int k = 0;
+    while (k < 4 && (strlen(op_text[k]) != n_op || strncmp(t + m, op_text[k], n_op) != 0))
+        k++;
+    if (k == 4)
+        return sim_errf(err, "--target %s: bad comparison '%.*s' (%s)", t, (int)n_op, t + m,
+                        usage);
+    *op = (op_t)k;
+    snprintf(metric, len, "%.*s", (int)m, t);
+    const char *num = t + m + n_op;
     char *end;
     *x = strtod(num, &end);
-    return end == num || *end || !isfinite(*x) ? -1 : 0;
+    if (end == num || *end || !isfinite(*x))
+        return sim_errf(err, "--target %s: '%s' is not a finite number (%s)", t, num, usage);
+    return 0;
 }
 
 /* The number at dotted path in j; 0, or -1 when there is none. */
@@ -504,9 +521,8 @@ static int cap_setup(cap_cli_t *c, const char *src, cap_ctx_t *cx, sim_config_t 
     double kmin;
     if (sim_config_range(c->key, &kmin, &c->a.max) != 0)
         c->a.max = 0;
-    if (parse_target(c->target, metric, len, &cx->op, &cx->target) != 0)
-        return sim_errf(err, "--target %s: expected METRIC>=X, METRIC<=X, METRIC>X or METRIC<X "
-                             "(for example slo.attainment>=0.99)", c->target);
+    if (parse_target(c->target, metric, len, &cx->op, &cx->target, err) != 0)
+        return -1;
     if (cap_load(c, src, base, err) != 0)
         return -1;
     return cap_bounds(c, base, cx->integer, err);

@@ -7,8 +7,25 @@
 int sim_json_load(const char *path, json_t **out, sim_err_t *err)
 {
     json_error_t je;
-    *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    FILE *f = fopen(path, "rb");
+    if (!f) { /* jansson's own message: "unable to open PATH: reason" */
+        *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+        if (*out)
+            return 0;
+        return sim_errf(err, "%s: %s", path, je.text);
+    }
+    /* A UTF-8 byte-order mark, which some editors write, is skipped
+     * (jansson refuses it); columns of line 1 count after it. */
+    unsigned char bom[3];
+    size_t n = fread(bom, 1, 3, f);
+    if (n != 3 || memcmp(bom, "\xEF\xBB\xBF", 3) != 0)
+        rewind(f);
+    *out = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
     if (!*out) {
+        if (json_error_code(&je) == json_error_stack_overflow)
+            return sim_errf(err, "%s:%d:%d: JSON nested deeper than %d levels", path, je.line,
+                            je.column, JSON_PARSER_MAX_DEPTH);
         if (je.line <= 0)
             return sim_errf(err, "%s: %s", path, je.text);
         return sim_errf(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);

@@ -1,10 +1,11 @@
 /* traces/azure.c: the "azure" source, the Azure LLM inference CSV traces
- * (TIMESTAMP,ContextTokens,GeneratedTokens). Timestamps become ns from the
- * first record by exact integer calendar arithmetic (no mktime, no time
- * zone). The trace has no prefix hashes, so every request gets fresh block
+ * (TIMESTAMP,ContextTokens,GeneratedTokens). Timestamps (any year 0000 to
+ * 9999) become ns from the first record by exact integer calendar
+ * arithmetic (no mktime, no time zone), within AZ_MAX_SPAN_S of it. The trace has no prefix hashes, so every request gets fresh block
  * ids from a counter: no two requests share a block. */
 #include "traces/lines.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define AZ_HEADER "TIMESTAMP,ContextTokens,GeneratedTokens"
@@ -15,7 +16,8 @@ typedef struct az_state {
     size_t blocks_cap;
     uint64_t next_id;
     int have_first;
-    int64_t first_ns; /* absolute ns since 1970 of the first record */
+    int64_t first_s;       /* seconds since 1970 of the first record */
+    int64_t first_frac_ns; /* and its ns past that second */
     sim_time_t prev_ns;
 } az_state_t;
 
@@ -89,8 +91,18 @@ static int expect(const char **p, const char *end, char c)
     return 0;
 }
 
-/* "YYYY-MM-DD HH:MM:SS[.f{1,9}]" into ns since 1970 (UTC); 0 or -1. */
-static int parse_timestamp(const char *s, size_t n, int64_t *ns)
+/* A relative arrival (ns from the first row) stays within this many
+ * seconds, about 292 years, as in Mooncake traces (int64 ns). */
+#define AZ_MAX_SPAN_S INT64_C(9200000000)
+
+enum { TS_OK = 0, TS_FORM = -1, TS_DATE = -2 };
+
+/* "YYYY-MM-DD HH:MM:SS[.f{1,9}]", any year 0000 to 9999 of the proleptic
+ * Gregorian calendar (UTC), into seconds since 1970 (*s) and ns (*ns).
+ * TS_OK; TS_FORM when the text has another form; TS_DATE when a field is
+ * out of its range, *what naming it ("month 13"). */
+static int parse_timestamp(const char *s, size_t n, int64_t *sec_out, int64_t *ns_out,
+                           char *what, size_t what_len)
 {
     const char *p = s, *end = s + n;
     int64_t y, mo, d, h, mi, sec, frac = 0;
@@ -98,26 +110,40 @@ static int parse_timestamp(const char *s, size_t n, int64_t *ns)
         expect(&p, end, '-') || digits(&p, end, 2, &d) || expect(&p, end, ' ') ||
         digits(&p, end, 2, &h) || expect(&p, end, ':') || digits(&p, end, 2, &mi) ||
         expect(&p, end, ':') || digits(&p, end, 2, &sec))
-        return -1;
+        return TS_FORM;
     if (p < end) {
         if (expect(&p, end, '.') || p == end)
-            return -1;
+            return TS_FORM;
         int nd = 0;
         while (p < end && nd < 9 && *p >= '0' && *p <= '9') {
             frac = frac * 10 + (*p++ - '0');
             nd++;
         }
         if (p != end)
-            return -1; /* not a digit, or more than 9 (finer than ns) */
+            return TS_FORM; /* not a digit, or more than 9 (finer than ns) */
         for (; nd < 9; nd++)
             frac *= 10;
     }
-    /* Years 1900..2200 keep ns since 1970 well inside int64. */
-    if (y < 1900 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
-        return -1;
-    int64_t days = days_from_civil(y, mo, d);
-    *ns = ((days * 24 + h) * 60 + mi) * 60 * SIM_NS_PER_S + sec * SIM_NS_PER_S + frac;
-    return 0;
+    const char *field = NULL;
+    int64_t v = 0;
+    if (mo < 1 || mo > 12)
+        field = "month", v = mo;
+    else if (d < 1 || d > days_in_month(y, mo))
+        field = "day", v = d;
+    else if (h > 23)
+        field = "hour", v = h;
+    else if (mi > 59)
+        field = "minute", v = mi;
+    else if (sec > 59)
+        field = "second", v = sec;
+    if (field) {
+        snprintf(what, what_len, "%s %02lld", field, (long long)v);
+        return TS_DATE;
+    }
+    /* Seconds since 1970 of years 0000..9999: within +-3.2e11, no overflow. */
+    *sec_out = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60 + sec;
+    *ns_out = frac;
+    return TS_OK;
 }
 
 /* A decimal token count (digits only) into *v; 0 or -1 (also on overflow
@@ -150,10 +176,17 @@ static int az_next(void *state, trace_req_t *out, sim_err_t *err)
     const char *c2 = c1 ? memchr(c1 + 1, ',', len - (size_t)(c1 + 1 - text)) : NULL;
     if (!c2 || memchr(c2 + 1, ',', len - (size_t)(c2 + 1 - text)))
         return sim_errf(err, "%s:%lld: bad row: expected 3 fields (%s)", path, line, AZ_HEADER);
-    int64_t abs_ns, in_tok, out_tok;
-    if (parse_timestamp(text, (size_t)(c1 - text), &abs_ns) < 0)
-        return sim_errf(err, "%s:%lld: bad TIMESTAMP '%.*s' (expected YYYY-MM-DD HH:MM:SS.fffffff)",
-                        path, line, (int)SIM_MIN(c1 - text, 64), text);
+    int64_t abs_s, frac_ns, in_tok, out_tok;
+    int tlen = (int)SIM_MIN(c1 - text, 64);
+    char what[48];
+    int ts = parse_timestamp(text, (size_t)(c1 - text), &abs_s, &frac_ns, what, sizeof what);
+    if (ts == TS_FORM)
+        return sim_errf(err, "%s:%lld: bad TIMESTAMP '%.*s' (expected YYYY-MM-DD "
+                             "HH:MM:SS[.fffffff], up to 9 fractional digits)",
+                        path, line, tlen, text);
+    if (ts == TS_DATE)
+        return sim_errf(err, "%s:%lld: bad TIMESTAMP '%.*s': %s out of range", path, line, tlen,
+                        text, what);
     if (parse_count(c1 + 1, (size_t)(c2 - c1 - 1), &in_tok) < 0)
         return sim_errf(err, "%s:%lld: bad ContextTokens '%.*s' (expected an integer)", path, line,
                         (int)SIM_MIN(c2 - c1 - 1, 64), c1 + 1);
@@ -169,9 +202,20 @@ static int az_next(void *state, trace_req_t *out, sim_err_t *err)
                         (long long)out_tok, (long long)TRACE_MAX_OUTPUT_TOK);
     if (!s->have_first) {
         s->have_first = 1;
-        s->first_ns = abs_ns;
+        s->first_s = abs_s;
+        s->first_frac_ns = frac_ns;
     }
-    sim_time_t ns = abs_ns - s->first_ns;
+    /* From the first row, in int64: seconds first (a span of 10^4 years
+     * fits), ns once the span is known to be in range. */
+    int64_t span_s = abs_s - s->first_s;
+    if (span_s < 0 || (span_s == 0 && frac_ns < s->first_frac_ns))
+        return sim_errf(err, "%s:%lld: TIMESTAMP '%.*s' goes back in time (before the first row)",
+                        path, line, tlen, text);
+    if (span_s > AZ_MAX_SPAN_S)
+        return sim_errf(err, "%s:%lld: TIMESTAMP '%.*s' out of range: more than %lld s (about "
+                             "292 years) after the first row",
+                        path, line, tlen, text, (long long)AZ_MAX_SPAN_S);
+    sim_time_t ns = span_s * SIM_NS_PER_S + frac_ns - s->first_frac_ns;
     if (ns < s->prev_ns)
         return sim_errf(err, "%s:%lld: TIMESTAMP '%.*s' goes back in time (before the previous row)",
                         path, line, (int)(c1 - text), text);

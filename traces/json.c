@@ -85,6 +85,22 @@ cJSON *trace_json_parse(trace_json_arena_t *a, const char *text, size_t len, con
     return obj;
 }
 
+int trace_json_too_deep(const char *text, const char *end)
+{
+    if (*end != '[' && *end != '{')
+        return 0;
+    long depth = 0;
+    for (const char *p = text; p < end; p++) {
+        if (*p == '"') { /* past the string: its brackets do not count */
+            for (p++; p < end && *p != '"'; p++)
+                p += *p == '\\' && p + 1 < end;
+            continue;
+        }
+        depth += (*p == '[' || *p == '{') - (*p == ']' || *p == '}');
+    }
+    return depth >= CJSON_NESTING_LIMIT;
+}
+
 void trace_json_release(trace_json_arena_t *a, cJSON *obj)
 {
 #if SIM_UNDER_ASAN

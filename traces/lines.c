@@ -132,8 +132,12 @@ trace_lines_t *trace_lines_open(const char *path, sim_err_t *err)
         sim_errf(err, "%s: cannot open: %s", path, strerror(errno));
         goto fail;
     }
+    /* A zstd frame, or a skippable frame (magic 0x184D2A50 to 0x184D2A5F,
+     * little-endian), which the decoder passes over to the frames after it. */
     static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
-    if (n >= 4 && memcmp(r->buf, magic, 4) == 0) {
+    const unsigned char *b = (const unsigned char *)r->buf;
+    int skippable = n >= 4 && (b[0] & 0xF0) == 0x50 && b[1] == 0x2A && b[2] == 0x4D && b[3] == 0x18;
+    if (n >= 4 && (memcmp(b, magic, 4) == 0 || skippable)) {
         r->zd = ZSTD_createDStream_advanced(
             (ZSTD_customMem){.customAlloc = zstd_alloc, .customFree = zstd_free});
         SIM_ASSERT(r->zd != NULL); /* a fresh DStream needs no init */
@@ -163,9 +167,22 @@ static void line_append(trace_lines_t *r, size_t *len, const char *s, size_t n)
     *len += n;
 }
 
-/* The line that trace_lines_next returns, kept for trace_lines_unread. */
-static int give(trace_lines_t *r, char *s, size_t n, const char **line, size_t *len)
+/* The line that trace_lines_next returns, kept for trace_lines_unread: a
+ * NUL byte in it is an error (a text format holds none, and a C string
+ * would end there); the first line loses a UTF-8 byte-order mark. */
+static int give(trace_lines_t *r, char *s, size_t n, const char **line, size_t *len,
+                sim_err_t *err)
 {
+    const char *nul = memchr(s, '\0', n);
+    if (nul) {
+        r->done = 1;
+        return sim_errf(err, "%s:%lld: NUL byte at column %lld", r->path, (long long)r->lineno,
+                        (long long)(nul - s) + 1);
+    }
+    if (r->lineno == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;
+        n -= 3;
+    }
     s[n] = '\0';
     if (n > 0 && s[n - 1] == '\r')
         s[--n] = '\0';
@@ -197,9 +214,9 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
                 r->buf_pos += n + 1;
                 r->lineno++;
                 if (!partial)
-                    return give(r, s, n, line, len);
+                    return give(r, s, n, line, len, err);
                 line_append(r, &n_part, s, n);
-                return give(r, r->line, n_part, line, len);
+                return give(r, r->line, n_part, line, len, err);
             }
             line_append(r, &n_part, s, avail);
             partial = 1;
@@ -216,7 +233,7 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
                 return TRACE_END;
             /* A last line without a newline. */
             r->lineno++;
-            return give(r, r->line, n_part, line, len);
+            return give(r, r->line, n_part, line, len, err);
         }
     }
 }

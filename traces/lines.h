@@ -23,9 +23,11 @@ typedef struct trace_lines trace_lines_t;
 trace_lines_t *trace_lines_open(const char *path, sim_err_t *err);
 
 /* The next line without its "\n" or "\r\n", NUL-terminated; *line stays
- * valid until the next call. A final line without a newline is returned.
- * TRACE_OK, TRACE_END, or TRACE_ERR with err = "PATH:LINE: message"
- * (a read error, corrupt or truncated zstd data). O(line length). */
+ * valid until the next call. A final line without a newline is returned;
+ * the first line loses a UTF-8 byte-order mark (EF BB BF). TRACE_OK,
+ * TRACE_END, or TRACE_ERR with err = "PATH:LINE: message" (a read error,
+ * corrupt or truncated zstd data, a NUL byte in the line). O(line
+ * length). */
 int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t *err);
 
 /* As trace_lines_next, skipping lines that hold only blanks (they still
@@ -64,6 +66,10 @@ typedef struct trace_json_arena {
 struct cJSON *trace_json_parse(trace_json_arena_t *a, const char *text, size_t len,
                                const char **end);
 void trace_json_release(trace_json_arena_t *a, struct cJSON *obj);
+/* 1 when a parse of text that failed at end (trace_json_parse's *end)
+ * failed for opening an array or object deeper than cJSON's
+ * CJSON_NESTING_LIMIT levels. O(end - text). */
+int trace_json_too_deep(const char *text, const char *end);
 void trace_json_arena_free(trace_json_arena_t *a);
 
 /* The built-in sources, each defined in its own file. */

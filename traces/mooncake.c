@@ -236,22 +236,91 @@ static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long
     return 0;
 }
 
-/* The record's "hash_ids" into s->blocks, *n_out of them: an array of
- * exactly ceil(in_tok / TRACE_BLOCK_TOK) valid ids (every id is checked
- * before the count). 0, or -1 with err at path:line. */
-static int get_blocks(mc_state_t *s, const cJSON *obj, int64_t in_tok, uint32_t *n_out,
-                      const char *path, long long line, sim_err_t *err)
+/* 1 when the number literal at p ([-]DIGITS[.DIGITS][(e|E)[+-]DIGITS],
+ * valid JSON) is an integer, judged on its digits: 4503599627370496.5
+ * is not, though its nearest double is; 1.5e1 and 100e-2 are. */
+static int literal_integral(const char *p)
 {
-    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(obj, "hash_ids");
+    int nz = 0, tz_int = 0, nf_sig = 0;
+    long e = 0;
+    if (*p == '-')
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        tz_int = *p == '0' ? tz_int + 1 : 0;
+        nz |= *p != '0';
+    }
+    if (*p == '.')
+        for (int i = 1; *++p >= '0' && *p <= '9'; i++)
+            if (*p != '0') {
+                nf_sig = i;
+                nz = 1;
+            }
+    if (*p == 'e' || *p == 'E') {
+        int neg = *++p == '-';
+        p += *p == '-' || *p == '+';
+        for (; *p >= '0' && *p <= '9'; p++)
+            if (e < 1000000) /* past any digit count: the sign decides */
+                e = e * 10 + (*p - '0');
+        e = neg ? -e : e;
+    }
+    /* The digits times 10^(e - nf_sig), whose trailing zeros (only in the
+     * integer part when the fraction has a nonzero digit) lift it. */
+    return !nz || e - nf_sig + (nf_sig ? 0 : tz_int) >= 0;
+}
+
+/* The index of the first element of the array whose text starts at p
+ * that is a number with a fraction or an exponent making it no integer,
+ * its literal into *lit; -1 when there is none before the first element
+ * that is not a number (get_id refuses that one first). One strcspn
+ * over the ids when none has a '.', 'e' or 'E'. */
+static long first_fraction(const char *p, const char **lit)
+{
+    if (!p || *p != '[')
+        return -1;
+    /* Up to the first ']': the ids, or a first non-number's text. */
+    const char *q = p + strcspn(p, ".eE]");
+    if (*q == ']' || !*q)
+        return -1;
+    p = skip_ws(p + 1);
+    for (long i = 0; *p == '-' || (*p >= '0' && *p <= '9'); i++) {
+        if (!literal_integral(p)) {
+            *lit = p;
+            return i;
+        }
+        p = skip_ws(skip_value(p));
+        if (*p != ',')
+            return -1;
+        p = skip_ws(p + 1);
+    }
+    return -1;
+}
+
+/* The record's "hash_ids" (parsed from text) into s->blocks, *n_out of
+ * them: an array of exactly ceil(in_tok / TRACE_BLOCK_TOK) valid ids
+ * (every id is checked before the count; each judged an integer on its
+ * text). 0, or -1 with err at path:line. */
+static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t in_tok,
+                      uint32_t *n_out, const char *path, long long line, sim_err_t *err)
+{
+    const cJSON *ids = NULL;
+    int k = 0;
+    for (const cJSON *it = obj->child; it && !ids; it = it->next, k++)
+        if (it->string && strcmp(it->string, "hash_ids") == 0)
+            ids = it;
     if (!ids)
         return sim_errf(err, "%s:%lld: missing field 'hash_ids'", path, line);
     if (!cJSON_IsArray(ids))
         return sim_errf(err, "%s:%lld: field 'hash_ids' must be an array", path, line);
+    const char *lit = NULL;
+    long bad = first_fraction(member_text(text, k - 1), &lit);
     size_t want = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     size_t n = 0;
     const cJSON *id;
     cJSON_ArrayForEach(id, ids) {
         uint64_t v = 0;
+        if (bad >= 0 && n == (size_t)bad)
+            return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer (got %.*s)", path,
+                            line, n, (int)SIM_MIN(skip_value(lit) - lit, 40), lit);
         if (get_id(id, n, &v, path, line, err) != 0)
             return -1;
         if (n < want) {
@@ -311,7 +380,7 @@ static int mc_record(mc_state_t *s, const cJSON *obj, const char *text, trace_re
         get_timestamp(obj, text, s->prev_ns, &ns, path, line, err) != 0 ||
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
-        get_blocks(s, obj, in_tok, &n, path, line, err) != 0)
+        get_blocks(s, obj, text, in_tok, &n, path, line, err) != 0)
         return -1;
     s->prev_ns = ns;
     out->arrival_ns = ns;
@@ -337,6 +406,9 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
     cJSON *obj = trace_json_parse(&s->arena, text, len, &end);
     if (!obj) {
         long long col = end ? (long long)(end - text) + 1 : 1;
+        if (end && trace_json_too_deep(text, end))
+            return sim_errf(err, "%s:%lld: JSON nested deeper than %d levels (column %lld)",
+                            path, line, (int)CJSON_NESTING_LIMIT, col);
         return sim_errf(err, "%s:%lld: bad JSON (column %lld)", path, line, col);
     }
     rc = mc_record(s, obj, text, out, path, line, err) == 0 ? TRACE_OK : TRACE_ERR;
