@@ -146,6 +146,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_mem.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
