@@ -148,6 +148,7 @@ test: deps
 	sh tests/cli_sweep.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
+	sh tests/cli_mem.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
@@ -213,6 +214,7 @@ cli-test: $(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
+	sh tests/cli_mem.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, the whole of make reproduce, and speed

@@ -12,6 +12,9 @@
 #     outputs compared; budgets 90 s wall, 4 GiB. BENCH_DAY_S=SECONDS runs
 #     only the first SECONDS of the day (default 600; 86400 is the whole
 #     day) and extrapolates the wall time linearly.
+#  4. experiments/scale/mem_8p8d.json at 1 M and 10 M generated requests:
+#     peak memory of each and their ratio; budget 2 (memory follows what
+#     is live, not the requests or block ids seen).
 # Ratios are medians over BENCH_REPEAT (default 7) interleaved rounds:
 # single runs on a shared or virtual machine move by a quarter, and a
 # round of the three sizes takes well under a second.
@@ -79,4 +82,17 @@ echo "  the whole day: $full s wall$( [ "$day_s" = 86400 ] || echo ' (extrapolat
 over "$full" 90
 over "$m" 4096
 [ "$same" = identical ] || n_over=$((n_over + 1))
+# 4. Memory against run length: peak memory of 1 M and of 10 M generated
+#    requests (BENCH_MEM_N, default 10000000) on 8P+8D; budget ratio 2.
+mem_n=${BENCH_MEM_N:-10000000}
+for n in 1000000 "$mem_n"; do
+    "$BIN" run "$ROOT/experiments/scale/mem_8p8d.json" --quiet --force --out "$out/mem$n" \
+        --set trace.generator.requests="$n" || exit 1
+    rm -f "$out/mem$n/requests.csv" # 2 GB at 10 M requests; only the memory is compared
+done
+m1=$(json_num "$out/mem1000000/timing.json" peak_rss_mib)
+mn=$(json_num "$out/mem$mem_n/timing.json" peak_rss_mib)
+mratio=$(awk -v a="$mn" -v b="$m1" 'BEGIN { printf "%.2f", a / b }')
+echo "mem_8p8d peak memory: 1000000 requests $(r3 "$m1") MiB, $mem_n requests $(r3 "$mn") MiB: ratio $mratio (budget 2)"
+over "$mratio" 2
 bench_end "scale measurement(s)"

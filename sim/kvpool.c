@@ -1,7 +1,8 @@
 /* sim/kvpool.c: see kvpool.h. Entries of all tiers live in one slab,
  * recycled through a free list per node (see entry_new). The global index
- * maps a block id to the first of its replica entries (a direct array
- * while ids are small, else a hash map); replicas are chained both ways
+ * maps a block id to the first of its replica entries (pages of a direct
+ * array, kept only where ids are live, while ids are small; else a hash
+ * map), so it holds the live blocks, not every id ever seen; replicas are chained both ways
  * and the chain's head counts them. A block with many replicas (a shared
  * system prompt held by every node) also gets a wide slot: a (slot, node)
  * -> entry map, so finding one node's replica stays O(1) however long its
@@ -109,23 +110,26 @@ struct sim_kvpool {
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
     int n_nodes;
     size_t bit_words; /* words of a bit set over the nodes */
-    int dense;       /* the index is dense_head (small ids), else the hash map */
+    int dense;       /* the index is dense_page (small ids), else the hash map */
     int dense_fixed; /* SIM_KVPOOL_DENSE_IDS: never leave the array */
     kv_tier_t *tiers; /* [node * SIM_N_TIERS + tier] */
     kv_entry_t *e;
     kv_cold_t *cold; /* [entry] */
     size_t n_e, cap_e;
     uint32_t *free_head; /* [node]: its freed entries, the last freed first */
-    sim_hmap_t index;     /* id -> first replica entry */
+    sim_hmap_t index;     /* id -> first replica entry (when not dense) */
     sim_hmap_t wide;      /* (wide slot << 32 | node) -> that node's replica */
     struct kv_wide *wides; /* [slot] */
     uint32_t wide_free;   /* recycled wide slots, linked through next_free */
     size_t n_wide, cap_wide;
-    uint32_t *dense_head; /* the same while dense: [id], plus one (0: none, so
-                           * the array grows zeroed and its untouched pages
-                           * are never written) */
-    size_t n_dense;
-    int64_t n_added;   /* ids ever added to the index: bounds the array */
+    uint32_t **dense_page; /* the same while dense: [id >> PAGE_BITS][id & PAGE_MASK],
+                            * plus one (0: none); a page with no live id is
+                            * zero_page, shared and never written */
+    uint16_t *page_live;   /* [page]: live ids in it; a page is freed at 0 */
+    uint32_t **spare_page; /* freed pages kept for reuse (all zero), at most N_SPARE */
+    size_t n_spare;
+    size_t n_dense;        /* ids the directory covers (a multiple of PAGE_IDS) */
+    size_t n_pages;        /* pages allocated (not zero_page), spares excluded */
     int64_t n_ids;
     int64_t n_entries; /* replicas of all blocks */
     int64_t n_multi;   /* blocks with more than one replica */
@@ -145,10 +149,29 @@ struct sim_kvpool {
  * are older than any block that was really used. */
 #define TICK0 (UINT64_C(1) << 62)
 
-/* The array index holds while ids stay below this many slots per id ever
- * added (plus a floor): 4 bytes a slot against ~80 bytes an entry. */
+/* The dense index is paged: a directory over the id space, one pointer
+ * and one count per PAGE_IDS ids up to the largest id, and a page of
+ * 4-byte slots (4 KiB) for each run of PAGE_IDS ids that holds a live
+ * block (one with a replica in some tier). A page whose last live id
+ * leaves is freed (N_SPARE are kept for the next new page), so the slots
+ * follow the blocks that are live, not every id ever seen. A lookup is two
+ * loads, the directory's mostly in cache. Both parts are held to
+ * DENSE_SLOTS_PER_ID per live id past a floor of DENSE_MIN_SLOTS (page
+ * slots, and directory entries of 10 bytes: the directory stays under
+ * 10 MiB, doubled while it grows, unless the live blocks justify more;
+ * a 10 M-request day's 10^8 ids need 1 MiB); an id that would break
+ * either bound moves the index to the hash map for good, which holds
+ * the live ids only. */
+#define PAGE_BITS 10
+#define PAGE_IDS ((size_t)1 << PAGE_BITS)
+#define PAGE_MASK (PAGE_IDS - 1)
+#define N_SPARE 4
 #define DENSE_SLOTS_PER_ID 16
 #define DENSE_MIN_SLOTS (UINT64_C(1) << 20)
+#define DENSE_MAX_ID UINT32_MAX /* ids at or above it go to the hash map */
+
+/* Every page of the directory with no live id: only ever read. */
+static const uint32_t zero_page[PAGE_IDS];
 
 static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 {
@@ -157,8 +180,11 @@ static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 
 /* ---- the global index: id -> first replica ---- */
 
-/* The dense array's entry for id (< n_dense): NONE when it has none. */
-static uint32_t dense_at(const sim_kvpool_t *p, uint64_t id) { return p->dense_head[id] - 1; }
+/* The dense index's entry for id (< n_dense): NONE when it has none. */
+static uint32_t dense_at(const sim_kvpool_t *p, uint64_t id)
+{
+    return p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] - 1;
+}
 
 static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
@@ -168,28 +194,98 @@ static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
     return h ? *h : NONE;
 }
 
-/* Leave the array for the hash map for good: ids are too sparse. */
+static void dense_free_pages(sim_kvpool_t *p)
+{
+    for (size_t pg = 0; pg < p->n_dense >> PAGE_BITS; pg++)
+        if (p->dense_page[pg] != zero_page)
+            sim_free(p->dense_page[pg]);
+    for (size_t i = 0; i < p->n_spare; i++)
+        sim_free(p->spare_page[i]);
+    sim_free(p->dense_page);
+    sim_free(p->page_live);
+    sim_free(p->spare_page);
+    p->dense_page = NULL;
+    p->page_live = NULL;
+    p->spare_page = NULL;
+    p->n_dense = p->n_pages = p->n_spare = 0;
+}
+
+/* Leave the pages for the hash map for good: ids are too sparse. */
 static void idx_to_hmap(sim_kvpool_t *p)
 {
     for (size_t id = 0; id < p->n_dense; id++)
         if (dense_at(p, id) != NONE)
             sim_hmap_put(&p->index, id, dense_at(p, id));
-    sim_free(p->dense_head);
-    p->dense_head = NULL;
-    p->n_dense = 0;
+    dense_free_pages(p);
     p->dense = 0;
 }
 
-static void idx_dense_put(sim_kvpool_t *p, uint64_t id, uint32_t ei)
+/* The page of id (< n_dense) made writable: a fresh zero page when it
+ * was zero_page. */
+static uint32_t *dense_page_for(sim_kvpool_t *p, uint64_t id)
+{
+    size_t pg = (size_t)(id >> PAGE_BITS);
+    if (p->dense_page[pg] == zero_page) {
+        p->dense_page[pg] = p->n_spare ? p->spare_page[--p->n_spare]
+                                       : sim_xcalloc(PAGE_IDS, sizeof **p->dense_page,
+                                                     "kvpool dense index page");
+        p->n_pages++;
+    }
+    return p->dense_page[pg];
+}
+
+static void idx_dense_put(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
 {
     if (id >= p->n_dense) {
-        SIM_ASSERT(id < UINT32_MAX);
-        size_t cap = p->n_dense;
-        sim_grow_zeroed((void **)&p->dense_head, &cap, (size_t)id + 1, sizeof *p->dense_head,
-                        "kvpool dense index");
-        p->n_dense = cap;
+        SIM_ASSERT(id < DENSE_MAX_ID);
+        size_t n0 = p->n_dense >> PAGE_BITS, need = (size_t)(id >> PAGE_BITS) + 1;
+        size_t cap = n0 ? n0 : 64;
+        while (cap < need)
+            cap *= 2;
+        p->dense_page = sim_xrealloc(p->dense_page, cap * sizeof *p->dense_page,
+                                     "kvpool dense index");
+        p->page_live = sim_xrealloc(p->page_live, cap * sizeof *p->page_live,
+                                    "kvpool dense index");
+        memset(p->page_live + n0, 0, (cap - n0) * sizeof *p->page_live);
+        for (size_t pg = n0; pg < cap; pg++)
+            p->dense_page[pg] = (uint32_t *)(uintptr_t)zero_page; /* never written */
+        p->n_dense = cap << PAGE_BITS;
     }
-    p->dense_head[id] = ei + 1; /* NONE + 1 is 0 */
+    size_t pg = (size_t)(id >> PAGE_BITS);
+    if (ei != NONE) {
+        dense_page_for(p, id)[id & PAGE_MASK] = ei + 1;
+        if (old == NONE)
+            p->page_live[pg]++;
+        return;
+    }
+    p->dense_page[pg][id & PAGE_MASK] = 0; /* NONE + 1 */
+    if (--p->page_live[pg] > 0)
+        return;
+    /* The page's last live id left: it is all zero again. */
+    if (p->n_spare < N_SPARE) {
+        if (!p->spare_page)
+            p->spare_page = sim_xmalloc(N_SPARE * sizeof *p->spare_page, "kvpool dense index");
+        p->spare_page[p->n_spare++] = p->dense_page[pg];
+    } else {
+        sim_free(p->dense_page[pg]);
+    }
+    p->dense_page[pg] = (uint32_t *)(uintptr_t)zero_page;
+    p->n_pages--;
+}
+
+/* Adding id would leave the dense index more than DENSE_SLOTS_PER_ID
+ * slots (page slots, or directory pointers) per live id, past the floor;
+ * or id is beyond the pages' reach. Live ids are counted with id's. */
+static int too_sparse(const sim_kvpool_t *p, uint64_t id)
+{
+    uint64_t budget = DENSE_SLOTS_PER_ID * (uint64_t)p->n_ids + DENSE_MIN_SLOTS;
+    if (id >= DENSE_MAX_ID)
+        return 1;
+    if (id >= p->n_dense)
+        return (id >> PAGE_BITS) + 1 > budget ||
+               (uint64_t)(p->n_pages + 1) * PAGE_IDS > budget;
+    return p->dense_page[id >> PAGE_BITS] == zero_page &&
+           (uint64_t)(p->n_pages + 1) * PAGE_IDS > budget;
 }
 
 /* Set id's first replica from old (idx_get's answer now, which every
@@ -197,14 +293,10 @@ static void idx_dense_put(sim_kvpool_t *p, uint64_t id, uint32_t ei)
 static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
 {
     p->n_ids += (old == NONE) - (ei == NONE);
-    if (old == NONE) {
-        p->n_added++;
-        if (p->dense && !p->dense_fixed &&
-            id >= DENSE_SLOTS_PER_ID * ((uint64_t)p->n_added + DENSE_MIN_SLOTS))
-            idx_to_hmap(p);
-    }
+    if (old == NONE && p->dense && !p->dense_fixed && too_sparse(p, id))
+        idx_to_hmap(p);
     if (p->dense)
-        idx_dense_put(p, id, ei);
+        idx_dense_put(p, id, old, ei);
     else if (ei == NONE)
         sim_hmap_del(&p->index, id);
     else
@@ -216,13 +308,26 @@ static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *h
 {
     if (!p->dense)
         return sim_hmap_next(&p->index, it, id, head);
-    for (; *it < p->n_dense; (*it)++)
+    for (; *it < p->n_dense; (*it)++) {
+        if (p->dense_page[*it >> PAGE_BITS] == zero_page) {
+            *it |= PAGE_MASK; /* the loop's step moves to the next page */
+            continue;
+        }
         if (dense_at(p, *it) != NONE) {
             *id = *it;
             *head = dense_at(p, (*it)++);
             return 1;
         }
+    }
     return 0;
+}
+
+size_t sim_kvpool_index_bytes(const sim_kvpool_t *p)
+{
+    size_t pages = p->n_dense >> PAGE_BITS;
+    return (p->n_pages + p->n_spare) * PAGE_IDS * sizeof(uint32_t) +
+           pages * (sizeof *p->dense_page + sizeof *p->page_live) +
+           p->index.cap * sizeof *p->index.slots;
 }
 
 /* Blocks with r replicas: one block goes from `from` replicas to `to`. */
@@ -557,7 +662,8 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
     if (!p->dense)
         return;
     if (k + WALK_FAR < n && blocks[k + WALK_FAR] < p->n_dense)
-        __builtin_prefetch(&p->dense_head[blocks[k + WALK_FAR]]);
+        __builtin_prefetch(&p->dense_page[blocks[k + WALK_FAR] >> PAGE_BITS]
+                                         [blocks[k + WALK_FAR] & PAGE_MASK]);
     if (k + WALK_NEAR < n && blocks[k + WALK_NEAR] < p->n_dense) {
         uint32_t h = dense_at(p, blocks[k + WALK_NEAR]);
         if (h != NONE)
@@ -806,7 +912,7 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p->free_head);
     sim_free(p->e);
     sim_free(p->cold);
-    sim_free(p->dense_head);
+    dense_free_pages(p);
     sim_free(p->rep_hist);
     sim_free(p->memo.ids);
     sim_free(p->memo.len);

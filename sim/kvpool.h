@@ -31,9 +31,13 @@ typedef struct sim_kvpool_counts {
 } sim_kvpool_counts_t;
 
 /* Block ids are small integers from 0 (a remapped trace): the index is
- * always a direct array. Without the flag it is a direct array while the
- * ids stay below 16 slots per id ever stored (plus 2^20), as the traces'
- * sequential ids do, and a hash map from the first id beyond that on. */
+ * always a paged direct array. Without the flag it is a paged direct
+ * array while its pages and directory stay within 16 slots per live block
+ * (plus 2^20) and ids below 2^32, as the traces' sequential ids do, and a
+ * hash map from the first id beyond that on. Either way the index holds
+ * only the live blocks (pages with none are freed): its memory follows
+ * the pool's contents, not the ids ever seen (see
+ * sim_kvpool_index_bytes). */
 #define SIM_KVPOOL_DENSE_IDS 1u
 
 /* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
@@ -134,6 +138,11 @@ void sim_kvpool_replica_stats(const sim_kvpool_t *p, int64_t *n_blocks, double *
 /* Change a bounded tier's capacity (blocks, >= 0); shrinking evicts by
  * policy down to it (pinned blocks stay, so it may remain above). */
 void sim_kvpool_set_capacity(sim_kvpool_t *p, int node, int tier, int64_t cap_blocks);
+
+/* Bytes the global index holds now (pages, spare pages, directory, hash
+ * map slots): bounded by the live blocks and the largest id, never by the
+ * ids seen. O(1). For tests and diagnostics. */
+size_t sim_kvpool_index_bytes(const sim_kvpool_t *p);
 
 int64_t sim_kvpool_size(const sim_kvpool_t *p, int node, int tier);
 int64_t sim_kvpool_capacity(const sim_kvpool_t *p, int node, int tier);

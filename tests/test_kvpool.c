@@ -978,6 +978,45 @@ START_TEST(test_release_access_same)
 }
 END_TEST
 
+/* The index holds the live blocks only: 4 M distinct ids streamed
+ * through a pool of 2 x 2048 blocks (a shared first block kept live all
+ * along) leave it as large as after the first 64 K but for the paged
+ * array's directory (10 bytes per 1024 ids), where a direct array over
+ * every id ever seen would hold 16 MiB; ids spread past the pages' reach
+ * (the hash map) leave it no larger at all. */
+static void index_stays_bounded(uint64_t stride)
+{
+    const int64_t caps[SIM_N_TIERS] = {1024, 1024};
+    sim_kvpool_t *p = sim_kvpool_new(2, caps, &sim_evict_lru, NULL, 0);
+    uint64_t blocks[17];
+    size_t early = 0;
+    for (uint64_t r = 0; r < (UINT64_C(1) << 18); r++) {
+        blocks[0] = 0;
+        for (uint64_t k = 0; k < 16; k++)
+            blocks[1 + k] = (1 + r * 16 + k) * stride;
+        sim_kvpool_access(p, (int)(r & 1), blocks, 17);
+        if (r == 4096) {
+            early = sim_kvpool_index_bytes(p);
+            ck_assert_int_eq(sim_kvpool_check(p), 0);
+        }
+    }
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 0), SIM_TIER_DRAM);
+    size_t late = sim_kvpool_index_bytes(p);
+    /* Only the directory grows: 10 bytes per 1024 ids (doubling). */
+    ck_assert_msg(late <= early + 2 * 10 * (4 << 10), "index grew from %zu to %zu bytes", early,
+                  late);
+    ck_assert_uint_le(late, 128 << 10);
+    sim_kvpool_free(p);
+}
+
+START_TEST(test_index_bounded_by_live)
+{
+    index_stays_bounded(1);
+    index_stays_bounded(UINT64_C(1) << 33);
+}
+END_TEST
+
 Suite *test_kvpool_suite(void)
 {
     Suite *s = suite_create("kvpool");
@@ -994,6 +1033,7 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_random_invariants);
     tcase_add_test(tc, test_lru_vs_reference);
     tcase_add_test(tc, test_release_access_same);
+    tcase_add_test(tc, test_index_bounded_by_live);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
     tcase_add_test(tc, test_prefix_scan_tiers);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);

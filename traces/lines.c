@@ -1,7 +1,8 @@
 /* traces/lines.c: see lines.h. Decoded bytes pass through one fixed buffer
  * (zstd output, or plain file reads); a line lying wholly inside it is
  * returned in place, a line that spans refills is copied into a growing
- * line buffer. A stream that ends inside a zstd frame is an error. */
+ * line buffer, up to TRACE_LINE_MAX_BYTES. A stream that ends inside a
+ * zstd frame is an error. */
 #include "traces/lines.h"
 
 #include <errno.h>
@@ -159,12 +160,18 @@ fail:
     return NULL;
 }
 
-/* Append n bytes to the spanning-line buffer, which holds *len bytes. */
-static void line_append(trace_lines_t *r, size_t *len, const char *s, size_t n)
+/* Append n bytes to the spanning-line buffer, which holds *len bytes.
+ * -1 (err filled, nothing appended) when the line would pass
+ * TRACE_LINE_MAX_BYTES: the buffer, and what is decoded, stop there. */
+static int line_append(trace_lines_t *r, size_t *len, const char *s, size_t n, sim_err_t *err)
 {
+    if (n > TRACE_LINE_MAX_BYTES - *len)
+        return sim_errf(err, "%s:%lld: line longer than %zu bytes", r->path,
+                        (long long)(r->lineno + 1), TRACE_LINE_MAX_BYTES);
     sim_grow((void **)&r->line, &r->line_cap, *len + n + 1, 1, "trace_lines.line");
     memcpy(r->line + *len, s, n);
     *len += n;
+    return 0;
 }
 
 /* The line that trace_lines_next returns, kept for trace_lines_unread: a
@@ -215,10 +222,12 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
                 r->lineno++;
                 if (!partial)
                     return give(r, s, n, line, len, err);
-                line_append(r, &n_part, s, n);
+                if (line_append(r, &n_part, s, n, err) < 0)
+                    break;
                 return give(r, r->line, n_part, line, len, err);
             }
-            line_append(r, &n_part, s, avail);
+            if (line_append(r, &n_part, s, avail, err) < 0)
+                break;
             partial = 1;
             r->buf_pos = r->buf_len;
         }
@@ -236,6 +245,8 @@ int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t
             return give(r, r->line, n_part, line, len, err);
         }
     }
+    r->done = 1; /* a line past the bound */
+    return TRACE_ERR;
 }
 
 static int is_blank(const char *s, size_t n)

@@ -2,7 +2,10 @@
  * or zstd file (detected by the magic bytes, not the name), and the ops
  * tables of the built-in sources that the registry in trace.c lists.
  * Invariant: memory is two fixed-size buffers plus one line buffer that
- * grows to the longest line; the decoded file is never held whole. */
+ * grows to the longest line, at most TRACE_LINE_MAX_BYTES; the decoded
+ * file is never held whole, and a longer line is an error found after
+ * decoding at most that many bytes of it (a small compressed file that
+ * expands to gigabytes costs no more). */
 #ifndef TRACE_LINES_H
 #define TRACE_LINES_H
 
@@ -13,6 +16,12 @@
 #include "traces/trace.h"
 
 typedef struct trace_lines trace_lines_t;
+
+/* The longest line accepted, in bytes without its newline: a Mooncake
+ * record of the largest input (TRACE_MAX_INPUT_TOK, 32768 hash ids of 16
+ * digits) takes about 0.56 MB. With cJSON's nodes for a line's values,
+ * reading a line holds a few tens of MB at most. */
+#define TRACE_LINE_MAX_BYTES ((size_t)1 << 20)
 
 /* Generated arrival times stop well short of INT64_MAX ns. */
 #define TRACE_GEN_MAX_NS 9.0e18
@@ -26,8 +35,8 @@ trace_lines_t *trace_lines_open(const char *path, sim_err_t *err);
  * valid until the next call. A final line without a newline is returned;
  * the first line loses a UTF-8 byte-order mark (EF BB BF). TRACE_OK,
  * TRACE_END, or TRACE_ERR with err = "PATH:LINE: message" (a read error,
- * corrupt or truncated zstd data, a NUL byte in the line). O(line
- * length). */
+ * corrupt or truncated zstd data, a NUL byte in the line, a line longer
+ * than TRACE_LINE_MAX_BYTES). O(line length). */
 int trace_lines_next(trace_lines_t *r, const char **line, size_t *len, sim_err_t *err);
 
 /* As trace_lines_next, skipping lines that hold only blanks (they still
