@@ -5,7 +5,7 @@
 #   make run        deps + build + the default experiment
 #   make test       deps + build + every test (unit, CLI, golden, calib builds)
 #   make test-mpi   the sweep tests under mpirun -n 2 and -n 3 (make test runs
-#                   them when Open MPI's mpirun is installed)
+#                   them when Open MPI's mpirun is installed and the build has MPI)
 #   make bench      replay the conversation trace and report wall time
 #                   (STRICT=1: fail when a measurement is over its budget)
 #   make traces     download the public Mooncake traces into traces/data/
@@ -148,8 +148,9 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
-	@if command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
-	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin libopenmpi-dev)"; fi
+	@if [ "$(MPI)" != 1 ]; then echo "SKIP: make test-mpi (tests/cli_mpi.sh): built without MPI (MPI=0 or no mpicc)"; \
+	elif command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
+	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin)"; fi
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix

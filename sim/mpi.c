@@ -14,11 +14,13 @@
 
 /* ---- the spec check, with or without MPI ---- */
 
-/* One rank's outcome of loading the spec: its hash and path, or its error. */
+/* One rank's outcome of loading the spec: its hash and path, or its
+ * error; and its options that must agree. */
 typedef struct rank_status {
     int ok;
-    uint64_t hash;
+    uint64_t hash, args_hash;
     char msg[SIM_ERR_LEN];
+    char args[SIM_ERR_LEN]; /* for messages; may be cut */
 } rank_status_t;
 
 /* 64-bit FNV-1a of a string. */
@@ -34,13 +36,17 @@ static uint64_t fnv1a64(const char *t)
  * the base experiment with "set" applied. Its keys keep their order (the
  * order of the axes orders the points), so a reordered spec is another
  * sweep. */
-static void status_of(const sim_sweep_spec_t *s, const char *load_err, rank_status_t *st)
+static void status_of(const sim_sweep_spec_t *s, const char *load_err, const char *args,
+                      rank_status_t *st)
 {
     sim_err_t e; /* sim_errf keeps a cut message valid UTF-8 */
     st->ok = s != NULL;
     st->hash = s ? fnv1a64(s->canon) : 0;
     sim_errf(&e, "%s", s ? s->file : load_err ? load_err : "cannot load the spec");
     memcpy(st->msg, e.msg, sizeof st->msg);
+    st->args_hash = fnv1a64(args ? args : "");
+    sim_errf(&e, "%s", args ? args : "");
+    memcpy(st->args, e.msg, sizeof st->args);
 }
 
 /* "rank 1" / "ranks 1, 2" for the ranks k >= r whose line is line[r],
@@ -69,9 +75,9 @@ static void rank_list(FILE *f, char *const *line, char *done, int r, int n)
 }
 
 /* sim_mpi_agree_spec's report from every rank's status (st[n]): when some
- * rank failed to load, each failure; else each rank whose hash is not rank
- * 0's. Identical lines are grouped. NULL when the ranks agree; else owned
- * by the caller (free()). */
+ * rank failed to load, each failure; else each rank whose hash, or else
+ * whose options, are not rank 0's. Identical lines are grouped. NULL when
+ * the ranks agree; else owned by the caller (free()). */
 static char *verdict(const rank_status_t *st, int n)
 {
     int any_failed = 0;
@@ -80,17 +86,21 @@ static char *verdict(const rank_status_t *st, int n)
     char **line = sim_xcalloc((size_t)n, sizeof *line, "mpi report lines");
     char *done = sim_xcalloc((size_t)n, 1, "mpi report done");
     for (int r = 0; r < n; r++) {
-        if (any_failed ? st[r].ok : st[r].hash == st[0].hash)
+        int same_args = st[r].args_hash == st[0].args_hash;
+        if (any_failed ? st[r].ok : st[r].hash == st[0].hash && same_args)
             continue;
         size_t len = 2 * SIM_ERR_LEN + 128;
         line[r] = sim_xmalloc(len, "mpi report line");
         if (any_failed)
             snprintf(line[r], len, "%s", st[r].msg);
-        else
+        else if (st[r].hash != st[0].hash)
             snprintf(line[r], len,
                      "%s: resolves to a different sweep from rank 0's (%s): give every rank the "
                      "same spec and base experiment",
                      st[r].msg, st[0].msg);
+        else
+            snprintf(line[r], len, "options %s differ from rank 0's (%s): give every rank the same",
+                     st[r].args, st[0].args);
     }
     char *out = NULL;
     size_t out_len = 0;
@@ -159,38 +169,50 @@ int sim_mpi_bcast_int(int v)
     return v;
 }
 
-/* A rank_status_t as a fixed-size record: '1' or '0' (ok), the hash in 16
- * hex digits, the message NUL-padded. */
-#define REC_LEN (1 + 16 + SIM_ERR_LEN)
+/* A rank_status_t as a fixed-size record: '1' or '0' (ok), the two hashes
+ * in 16 hex digits each, the message and the options, each NUL-padded. */
+#define REC_HEAD (1 + 2 * 16)
+#define REC_LEN (REC_HEAD + 2 * SIM_ERR_LEN)
 
 static void rec_encode(const rank_status_t *st, char *rec)
 {
-    char hex[17];
-    snprintf(hex, sizeof hex, "%016" PRIx64, st->hash);
+    char hex[2 * 16 + 1];
+    snprintf(hex, sizeof hex, "%016" PRIx64 "%016" PRIx64, st->hash, st->args_hash);
     memset(rec, 0, REC_LEN);
     rec[0] = st->ok ? '1' : '0';
-    memcpy(rec + 1, hex, 16);
-    memcpy(rec + 17, st->msg, strnlen(st->msg, SIM_ERR_LEN - 1));
+    memcpy(rec + 1, hex, 2 * 16);
+    memcpy(rec + REC_HEAD, st->msg, strnlen(st->msg, SIM_ERR_LEN - 1));
+    memcpy(rec + REC_HEAD + SIM_ERR_LEN, st->args, strnlen(st->args, SIM_ERR_LEN - 1));
+}
+
+/* The k-th hash of rec, into *h: 0, or -1 when it is not 16 hex digits. */
+static int rec_hash(const char *rec, int k, uint64_t *h)
+{
+    char hex[17], *end;
+    memcpy(hex, rec + 1 + 16 * k, 16);
+    hex[16] = 0;
+    *h = strtoull(hex, &end, 16);
+    return end == hex + 16 ? 0 : -1;
 }
 
 /* 0, or -1 when rec is not what rec_encode writes. */
 static int rec_decode(const char *rec, rank_status_t *st)
 {
-    char hex[17], *end;
-    memcpy(hex, rec + 1, 16);
-    hex[16] = 0;
     st->ok = rec[0] == '1';
-    st->hash = strtoull(hex, &end, 16);
-    if ((rec[0] != '0' && rec[0] != '1') || end != hex + 16 || !memchr(rec + 17, 0, SIM_ERR_LEN))
+    if ((rec[0] != '0' && rec[0] != '1') || rec_hash(rec, 0, &st->hash) != 0 ||
+        rec_hash(rec, 1, &st->args_hash) != 0 || !memchr(rec + REC_HEAD, 0, SIM_ERR_LEN) ||
+        !memchr(rec + REC_HEAD + SIM_ERR_LEN, 0, SIM_ERR_LEN))
         return -1;
-    memcpy(st->msg, rec + 17, SIM_ERR_LEN);
+    memcpy(st->msg, rec + REC_HEAD, SIM_ERR_LEN);
+    memcpy(st->args, rec + REC_HEAD + SIM_ERR_LEN, SIM_ERR_LEN);
     return 0;
 }
 
-int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, char **report)
+int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, const char *args,
+                       char **report)
 {
     rank_status_t me;
-    status_of(s, load_err, &me);
+    status_of(s, load_err, args, &me);
     *report = NULL;
     if (!started) {
         *report = verdict(&me, 1);
@@ -211,6 +233,7 @@ int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, char **r
                 st[r].ok = 0;
                 snprintf(st[r].msg, sizeof st[r].msg,
                          "its status after loading the spec does not decode");
+                st[r].args[0] = 0;
             }
         *report = verdict(st, n);
         bad = *report != NULL;
@@ -332,10 +355,11 @@ void sim_mpi_finalize(void)
 
 #else /* no MPI in this build: one rank */
 
-int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, char **report)
+int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, const char *args,
+                       char **report)
 {
     rank_status_t me;
-    status_of(s, load_err, &me);
+    status_of(s, load_err, args, &me);
     *report = verdict(&me, 1);
     return *report ? -1 : 0;
 }

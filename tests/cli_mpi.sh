@@ -3,12 +3,14 @@
 # cannot load its spec, or loads a different one, ends the job at once
 # with a located message and exit 2, nothing written; a point that fails on
 # any rank is failed in sweep.csv (exit 1); sweep.csv is byte-identical to
-# -j1. Every mpirun runs under `timeout 60` (MPI_TIMEOUT), so a hang fails
+# -j1. Ranks given different --out or --dry-run are refused alike.
+# Every mpirun runs under `timeout 60` (MPI_TIMEOUT), so a hang fails
 # the test.
 # Needs Open MPI's mpirun (make test-mpi; make test skips it without one).
 # Usage: sh tests/cli_mpi.sh bin/mooncake-sim
 BIN=${1:?usage: cli_mpi.sh path/to/mooncake-sim}
 NAME=mpi
+case $BIN in /*) BIN_ABS=$BIN ;; *) BIN_ABS=$PWD/$BIN ;; esac
 . "$(dirname "$0")/cli_lib.sh"
 col() { awk -F, -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next } { print $c }' "$1"; }
 
@@ -78,6 +80,21 @@ expect 2 "rank 2: $T/b2/spec_0.json: resolves to a different sweep from rank 0's
     mpi 3 sh -c 'exec "$0" sweep "$1/b$OMPI_COMM_WORLD_RANK/spec_0.json" --quiet --out "$2"' \
     "$BIN" "$T" "$T/o10"
 absent "$T/o10"
+
+# Options that shape the outputs must match too: --out, --dry-run (the
+# default --out comes from the spec's name).
+expect 2 "rank 1: options --out $T/o11_1 differ from rank 0's (--out $T/o11_0)" \
+    mpi 2 sh -c 'exec "$0" sweep "$1" --quiet --out "$2_$OMPI_COMM_WORLD_RANK"' "$BIN" "$T/b0/spec_0.json" "$T/o11"
+absent "$T/o11_0"
+absent "$T/o11_1"
+expect 2 "ranks 1, 2: options --out $T/o12 --dry-run differ from rank 0's (--out $T/o12)" \
+    mpi 3 sh -c 'exec "$0" sweep "$1" --quiet --out "$2" $([ "$OMPI_COMM_WORLD_RANK" = 0 ] || echo --dry-run)' \
+    "$BIN" "$T/b0/spec_0.json" "$T/o12"
+absent "$T/o12"
+cp "$T/b0/spec_0.json" "$T/b0/spec_1.json"
+expect 2 "rank 1: options --out results/spec_1 differ from rank 0's (--out results/spec_0)" \
+    mpi 2 sh -c 'cd "$1" && exec "$0" sweep "spec_$OMPI_COMM_WORLD_RANK.json" --quiet' "$BIN_ABS" "$T/b0"
+absent "$T/b0/results"
 
 # Points that fail on ranks 1 and 2 (-n 3; ranks 1 and 0 at -n 2) are
 # failed in sweep.csv, exit 1, and sweep.csv is the one -j1 writes.
