@@ -4,6 +4,8 @@
 #   make deps       install missing packages (as root) or print the line
 #   make run        deps + build + the default experiment
 #   make test       deps + build + every test (unit, CLI, golden, calib builds)
+#   make test-mpi   the sweep tests under mpirun -n 2 and -n 3 (make test runs
+#                   them when Open MPI's mpirun is installed and the build has MPI)
 #   make bench      replay the conversation trace and report wall time
 #                   (STRICT=1: fail when a measurement is over its budget)
 #   make traces     download the public Mooncake traces into traces/data/
@@ -64,7 +66,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 BIN ?= bin/mooncake-sim
 TEST_BIN := $(BUILD)/tests/run_tests
 
-.PHONY: FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
+.PHONY: FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-mpi test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
 
 all: $(BIN)
 
@@ -149,10 +151,18 @@ test: deps
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
+	@if [ "$(MPI)" != 1 ]; then echo "SKIP: make test-mpi (tests/cli_mpi.sh): built without MPI (MPI=0 or no mpicc)"; \
+	elif command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
+	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin)"; fi
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
 	@$(MAKE) --no-print-directory fuzz
+
+# MPI sweeps: a rank that cannot load the spec or loads another, points
+# failing on other ranks, sweep.csv against -j1; each mpirun under a timeout.
+test-mpi: $(BIN)
+	sh tests/cli_mpi.sh ./$(BIN)
 
 SAN_BUILD := build/san
 TSAN_BUILD := build/tsan

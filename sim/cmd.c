@@ -72,7 +72,9 @@ static const char sweep_usage[] =
     "with its error and does not stop the others.\n"
     "Across machines: mpirun -n K mooncake-sim sweep SPEC.json splits the points over\n"
     "the ranks (point i on rank i mod K) and gathers the rows on rank 0, which writes\n"
-    "sweep.csv and spec.json; DIR must be on a file system every rank sees.\n\n";
+    "sweep.csv and spec.json; DIR must be on a file system every rank sees. Every\n"
+    "rank must load the same spec and base, with the same --out: a rank that cannot,\n"
+    "or that differs, ends the job before any point runs (exit 2, rank named).\n\n";
 
 static const sim_opt_t sweep_opts[] = {
     {OPT_OUT, "out", 'o', "DIR", "output directory (default results/<SPEC name>)"},
@@ -200,15 +202,29 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
     sim_err_t err;
     char outbuf[PATH_MAX];
     rc = EXIT_USAGE;
-    if (sim_sweep_spec_load(&spec, path, &err) != 0) {
-        if (rank == 0)
-            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
-        sim_mpi_finalize();
-        return EXIT_USAGE;
-    }
     if (!out) {
         default_out(path, "", outbuf, sizeof outbuf);
         out = outbuf;
+    }
+    /* What must match as well: the directory every rank writes into, and
+     * whether anything runs at all. */
+    char args[PATH_MAX + 32];
+    snprintf(args, sizeof args, "--out %s%s", out, c.dry ? " --dry-run" : "");
+    /* Before anything else that waits on every rank: did each load the
+     * same spec? Then a rank that failed, or read another spec, ends the
+     * job here with exit 2 on every rank and nothing written. */
+    int loaded = sim_sweep_spec_load(&spec, path, &err) == 0;
+    char *report = NULL;
+    if (sim_mpi_agree_spec(loaded ? &spec : NULL, err.msg, args, &report) != 0) {
+        for (char *l = report, *nl; l && *l; l = nl + 1) {
+            nl = strchr(l, '\n');
+            fprintf(stderr, "mooncake-sim: %.*s\n", (int)(nl - l), l);
+        }
+        free(report); /* from sim_mpi_agree_spec */
+        if (loaded)
+            sim_sweep_spec_free(&spec);
+        sim_mpi_finalize();
+        return EXIT_USAGE;
     }
     if (c.dry) {
         if (rank == 0)

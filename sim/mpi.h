@@ -19,6 +19,21 @@ int sim_mpi_init(int *rank, int *n_ranks);
 /* Ranks on this machine (1 unless launched). */
 int sim_mpi_local_ranks(void);
 
+/* Whether every rank loaded the same sweep spec: the first collective of a
+ * sweep, so a rank whose load failed never leaves the others waiting in
+ * another. s is this rank's spec, or NULL when its load failed with
+ * load_err; args, the options that must be the same on every rank (as
+ * text). Rank 0 gathers each rank's outcome (ok with a 64-bit FNV-1a of
+ * s->canon and the spec's path, or its error text, and args) and checks
+ * that all loaded, that every hash is rank 0's and then that every args
+ * is rank 0's. Returns, on every rank, 0 when
+ * they agree, else -1 with *report (rank 0 only; NULL elsewhere; the
+ * caller frees it with free()) one line per message, each ending in '\n':
+ * "rank R: MESSAGE" or "ranks R, S: MESSAGE", or MESSAGE alone when every
+ * rank gave it. Without MPI: 0, or -1 with load_err as the report. */
+int sim_mpi_agree_spec(const sim_sweep_spec_t *s, const char *load_err, const char *args,
+                       char **report);
+
 /* Rank 0's v, on every rank. */
 int sim_mpi_bcast_int(int v);
 
