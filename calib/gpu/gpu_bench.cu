@@ -655,7 +655,20 @@ static int parse_args(int argc, char **argv, Args *a) {
 struct GpuInfo { cudaDeviceProp prop; int drv, rt, sm_khz, mem_khz; double mem_gb; };
 // Selects GPU 0, fills gi, prints the GPU and the shard, and sets up the timing
 // events and the L2 flush buffer. Returns the cuBLAS handle (cublasDestroy).
+// Exit status when no usable GPU is there (no driver, a driver older than
+// the runtime, no device): the benchmark has nothing to measure.
+constexpr int EXIT_NO_GPU = 3;
+
 static cublasHandle_t setup_device(const Args &a, GpuInfo *gi) {
+    int n_dev = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n_dev);
+    if (e != cudaSuccess || n_dev == 0) {
+        fprintf(stderr, "mooncake-calib-gpu: no usable CUDA GPU on this machine (%s). The benchmark "
+                        "measures a GPU and needs one with its NVIDIA driver; the simulator does not "
+                        "(it uses the calibration files in models/calib/).\n",
+                e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+        exit(EXIT_NO_GPU);
+    }
     CK(cudaSetDevice(0));
     CK(cudaGetDeviceProperties(&gi->prop, 0));
     gi->drv = gi->rt = gi->sm_khz = gi->mem_khz = 0;

@@ -7,7 +7,9 @@
 # build.log and nvidia-smi.csv; fit them with `mooncake-sim calib fit`. A run
 # that exceeds LIMIT_S seconds (default 60; a full run takes about 10-15 s
 # on an H200) is repeated with --quick under QUICK_LIMIT_S (default 30; its
-# log is MODEL.quick.log), so every model gets a file. Exit 1 if one did not.
+# log is MODEL.quick.log), so every model gets a file; a run that fails
+# otherwise is not repeated. Exit 1 if a model got no file; on a machine
+# with no usable GPU, exit 3 after the first attempt, saying so.
 set -u
 out=${1:?usage: [MODELS=...] measure.sh OUTDIR [HARDWARE]}
 hw=${2:-h200x8}
@@ -47,7 +49,16 @@ for m in $models; do
     *-8b) tp=1 ;;
     *) tp=8 ;;
     esac
-    run "$name" "$tp" "$limit" "$name.log" || run "$name" "$tp" "$qlimit" "$name.quick.log" --quick || fail=1
+    run "$name" "$tp" "$limit" "$name.log"
+    rc=$?
+    if [ "$rc" = 3 ]; then # the benchmark found no GPU: nothing else can run
+        echo "measure.sh: no usable CUDA GPU here; nothing measured (see $out/$name.log)"
+        exit 3
+    elif [ "$rc" = 124 ]; then # over the time limit: the shorter form
+        run "$name" "$tp" "$qlimit" "$name.quick.log" --quick || fail=1
+    elif [ "$rc" != 0 ]; then
+        fail=1
+    fi
 done
 echo "total: $(($(date +%s) - t0)) s"
 exit $fail
