@@ -146,6 +146,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_out.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
@@ -209,6 +210,7 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_out.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, the whole of make reproduce, and speed

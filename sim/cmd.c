@@ -86,7 +86,8 @@ static const sim_opt_t sweep_opts[] = {
 };
 
 static const char sweep_tail[] =
-    "Exit status: 0 every point ran, 1 some point failed, 2 bad spec or options.\n";
+    "Exit status: 0 every point ran, 1 some point failed (or another run or sweep is\n"
+    "writing DIR), 2 bad spec or options.\n";
 
 /* sweep's command line as given. */
 typedef struct sweep_cli {
