@@ -154,6 +154,7 @@ test: deps
 	@if [ "$(MPI)" != 1 ]; then echo "SKIP: make test-mpi (tests/cli_mpi.sh): built without MPI (MPI=0 or no mpicc)"; \
 	elif command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
 	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin)"; fi
+	sh tests/cli_out.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	@$(MAKE) --no-print-directory test-matrix
@@ -225,6 +226,7 @@ cli-test: $(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
+	sh tests/cli_out.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, the whole of make reproduce, and speed

@@ -88,7 +88,8 @@ static const sim_opt_t sweep_opts[] = {
 };
 
 static const char sweep_tail[] =
-    "Exit status: 0 every point ran, 1 some point failed, 2 bad spec or options.\n";
+    "Exit status: 0 every point ran, 1 some point failed (or another run or sweep is\n"
+    "writing DIR), 2 bad spec or options.\n";
 
 /* sweep's command line as given. */
 typedef struct sweep_cli {
@@ -232,13 +233,21 @@ int sim_cmd_sweep(int argc, char **argv, const char *data_dir)
         rc = 0;
         goto done;
     }
-    int refused = 0; /* else the exit status: 1 a failed read, 2 another sweep there */
-    if (rank == 0 && !c.force && sim_sweep_check_out(&spec, out, &err) != 0) {
+    /* else the exit status: 1 another writer there or a failed read, 2
+     * another sweep or not a sweep's directory */
+    int refused = 0;
+    /* Rank 0 owns DIR from the checks to its last write: a second writer
+     * (run or sweep) is refused rather than mixed in. */
+    sim_out_lock_t lock = {.fd = -1, .slot = -1};
+    if (rank == 0 && (sim_out_lock(&lock, out, NULL, &err) != 0 ||
+                      sim_sweep_check_dir(out, &err) != 0 ||
+                      (!c.force && sim_sweep_check_out(&spec, out, &err) != 0))) {
         fprintf(stderr, "mooncake-sim: %s\n", err.msg);
         refused = err.io ? 1 : EXIT_USAGE;
     }
     refused = sim_mpi_bcast_int(refused);
     rc = refused ? refused : sweep_points(&spec, &c, out, data_dir, rank, n_ranks, t0);
+    sim_out_unlock(&lock);
 done:
     sim_sweep_spec_free(&spec);
     sim_mpi_finalize();

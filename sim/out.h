@@ -47,17 +47,64 @@ int sim_out_flush_stream(FILE *f, const char *name, sim_err_t *err);
 /* Close and remove the temporary; safe on a file never opened. */
 void sim_out_abort(sim_out_file_t *o);
 
+/* One writer per output directory: an advisory lock (flock) on a hidden
+ * file beside the target, PARENT/.NAME.lock, which works before the target
+ * exists and is shared by runs and sweeps. The target's last component is
+ * resolved through symbolic links first, so a link and its target share
+ * one lock. A parent that cannot hold the file (read-only, not the user's)
+ * falls back to DIR/.NAME.lock inside an existing target. The file holds
+ * the writer's pid and is removed on release. */
+typedef struct sim_out_lock {
+    int fd; /* -1: not held */
+    int slot; /* in the signal-cleanup table; -1: none */
+    char path[4096];
+    /* the private directory the lock guards, removed by the signal
+     * handler (NULL: none), and the names of the files it may hold */
+    _Atomic(const char *) dir;
+    const char *const *names;
+} sim_out_lock_t;
+
+/* Take the lock of target (shown is the name messages give, target when
+ * NULL). The parent is created when missing. 0; or -1 with err (io, exit
+ * 1): "SHOWN: another mooncake-sim (pid N) is writing it; ..." when another
+ * process holds it, or the failing call. */
+int sim_out_lock(sim_out_lock_t *lk, const char *target, const char *shown, sim_err_t *err);
+/* Remove the lock file and release; safe on a lock never taken. */
+void sim_out_unlock(sim_out_lock_t *lk);
+
+/* path with its trailing slashes dropped and its last component resolved
+ * through symbolic links (the links of the folders above are left to the
+ * kernel): the directory a write to path would replace. A dangling link
+ * gives the absent target it names. 0, or -1 (a loop of links, a path too
+ * long). */
+int sim_out_resolve(const char *path, char *buf, size_t len, sim_err_t *err);
+
+/* Remove leftovers of writers that are no longer alive from dir: hidden
+ * entries .BASE.tmp-PID-N and .BASE.old-PID-N (base NULL: any BASE) whose
+ * PID no process has (kill(PID, 0) fails with ESRCH). A directory is
+ * removed with the files it holds. 0, or -1 with err when one cannot be
+ * removed. */
+int sim_out_reclaim(const char *dir, const char *base, sim_err_t *err);
+
+/* Remove dir, a run's directory: the files it holds (names and hidden
+ * leftovers), then dir. 0, or -1 with err when something remains. */
+int sim_out_remove_run(const char *dir, sim_err_t *err);
+
 /* A run's output directory, published as a unit: every file is written
  * into a private directory beside the target, and commit renames that
  * into place (an earlier run there moved aside first and removed after),
- * so a reader sees the old run or the new one, never a mix. Names lists
- * the files the run may write (NULL-terminated); the target must be
- * absent or hold nothing else (hidden leftovers aside). */
+ * so a reader sees the old run or the new one, never a mix. The target is
+ * locked (sim_out_lock) from begin to commit or abort. Names lists the
+ * files the run may write (NULL-terminated); the target must be absent or
+ * hold nothing else (hidden leftovers aside), and may not be a mount
+ * point (rename cannot replace one). A --out that is a symbolic link is
+ * published into the link's target; the link stays. */
 typedef struct sim_out_dir {
-    char final_path[4096];
+    char final_path[4096];  /* as given (trailing slashes dropped): messages */
+    char target_path[4096]; /* final_path resolved through links: replaced */
     char tmp_path[4096];
     const char *const *names;
-    int slot; /* in the signal-cleanup table; -1: none */
+    sim_out_lock_t lock;
 } sim_out_dir_t;
 
 int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *names,
@@ -66,15 +113,35 @@ int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *na
  * sim_out_commit before the directory). */
 int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_err_t *err);
 /* fsync, move an earlier run aside, rename into place, remove the earlier
- * run. 0, or -1 with err (the private directory removed, the target as it
- * was). */
+ * run, release the lock, fsync the parent. SIGINT, SIGTERM and SIGHUP are
+ * blocked from the first rename to the release: one arriving then is
+ * delivered after the commit, so the target is never left empty. 0, or -1
+ * with err (the private directory removed, the target as it was; when
+ * only the parent's fsync failed, the run is in place and err says so).
+ * An fsync that fails with EINVAL (a file system without it) is ignored. */
 int sim_out_dir_commit(sim_out_dir_t *d, sim_err_t *err);
-/* Remove the private directory and what it holds; safe when not begun. */
+/* Remove the private directory and what it holds, release the lock; safe
+ * when not begun. */
 void sim_out_dir_abort(sim_out_dir_t *d);
 
 /* SIGINT, SIGTERM and SIGHUP remove every private directory being written
- * and exit with 128 + the signal. For programs (main), not the library. */
+ * and the locks held, and exit with 128 + the signal. For programs
+ * (main), not the library. */
 void sim_out_install_signal_cleanup(void);
+
+/* Room in the signal-cleanup table for n directories or locks held at
+ * once (64 without a call). The table is read by the signal handler, so
+ * it grows only here: call before starting the threads that write. */
+void sim_out_reserve(int n);
+
+/* For tests: between_renames runs in the commit between its two renames
+ * (signals blocked); fsync_dir replaces fsync(2) of directories. NULL
+ * resets both. */
+typedef struct sim_out_hooks {
+    void (*between_renames)(void);
+    int (*fsync_dir)(int fd);
+} sim_out_hooks_t;
+void sim_out_set_hooks(const sim_out_hooks_t *h);
 
 /* Write json to path atomically (indent 2, keys in insertion order,
  * trailing newline). 0 or -1. */

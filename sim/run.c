@@ -262,7 +262,7 @@ typedef struct run_state {
 } run_state_t;
 
 /* What a run's directory may hold. */
-static const char *const out_names[] = {"summary.json", "requests.csv", "timeseries.csv",
+const char *const sim_run_out_names[] = {"summary.json", "requests.csv", "timeseries.csv",
                                         "config.json", "timing.json", NULL};
 
 /* The plug-ins' parameters, the network profile, the cost model and the
@@ -479,9 +479,11 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         goto done;
     if (o->out_dir) {
         s.eff = sim_config_to_json(cfg);
+        /* Begun (the directory locked) before the check: a run published
+         * between the two would be replaced unchecked. */
         if (record_inputs(cfg, src, s.read, s.eff, err) != 0 ||
+            sim_out_dir_begin(&s.dir, o->out_dir, sim_run_out_names, err) != 0 ||
             (!o->force && check_out_dir(o->out_dir, s.eff, err) != 0) ||
-            sim_out_dir_begin(&s.dir, o->out_dir, out_names, err) != 0 ||
             sim_out_dir_open(&s.dir, &s.csv, "requests.csv", err) != 0 ||
             sim_out_dir_open(&s.dir, &s.tsf, "timeseries.csv", err) != 0)
             goto done;

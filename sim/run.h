@@ -40,4 +40,8 @@ typedef struct sim_run_result {
 int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *res,
             sim_err_t *err);
 
+/* The files a run's directory holds, NULL-terminated: what tells a run's
+ * directory from others (a sweep's points, a directory to refuse). */
+extern const char *const sim_run_out_names[];
+
 #endif

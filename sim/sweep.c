@@ -4,12 +4,14 @@
  * schedule. sweep.csv is written once, after every point, in point order. */
 #include "sim/sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -387,6 +389,9 @@ int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_swee
     for (int i = o->rank; i < s->n_points; i += o->n_ranks)
         p.mine++;
     int jobs = o->jobs < p.mine ? o->jobs : p.mine;
+    /* One run's directory in flight per worker, each in the signal
+     * handler's table, which grows only before the workers start. */
+    sim_out_reserve(jobs + 8);
     pthread_mutex_init(&p.mu, NULL);
     if (jobs <= 1) {
         worker(&p);
@@ -577,6 +582,112 @@ static void write_row(FILE *f, const sim_sweep_spec_t *s, int i, const sim_sweep
     leaves_clear(lv);
 }
 
+/* ---- the sweep's directory ---- */
+
+static int is_run_file(const char *name)
+{
+    for (size_t i = 0; sim_run_out_names[i]; i++)
+        if (strcmp(sim_run_out_names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_sweep_file(const char *name)
+{
+    return strcmp(name, "sweep.csv") == 0 || strcmp(name, "spec.json") == 0;
+}
+
+/* 1 when path is a directory holding nothing but a run's files and hidden
+ * entries (an empty one too): a point's directory. */
+static int is_point_dir(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    DIR *dh = opendir(path);
+    if (!dh)
+        return 0;
+    struct dirent *e;
+    int ok = 1;
+    while (ok && (e = readdir(dh)) != NULL)
+        ok = e->d_name[0] == '.' || is_run_file(e->d_name);
+    closedir(dh);
+    return ok;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Remove from out_dir every point directory but those of s's points that
+ * ran (an earlier spec's points, a point that failed this time), and the
+ * leftovers of writers no longer alive. 0 or -1. */
+static int prune(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
+                 sim_err_t *err)
+{
+    char **keep = sim_xcalloc((size_t)s->n_points + 1, sizeof *keep, "sweep points kept");
+    size_t n = 0;
+    for (int i = 0; i < s->n_points; i++) {
+        if (res[i].failed)
+            continue;
+        char dir[256];
+        sim_sweep_point_dir(s, i, dir, sizeof dir);
+        keep[n++] = sim_xstrdup(dir, "sweep point kept");
+    }
+    qsort(keep, n, sizeof *keep, cmp_str);
+    int rc = 0;
+    DIR *dh = opendir(out_dir);
+    if (!dh)
+        rc = sim_errf_io(err, "%s: cannot read: %s", out_dir, strerror(errno));
+    struct dirent *e;
+    char path[PATH_MAX];
+    while (rc == 0 && dh && (e = readdir(dh)) != NULL) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || is_sweep_file(name) || bsearch(&name, keep, n, sizeof *keep, cmp_str))
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", out_dir, name) < (int)sizeof path &&
+            is_point_dir(path))
+            rc = sim_out_remove_run(path, err);
+    }
+    if (dh)
+        closedir(dh);
+    for (size_t i = 0; i < n; i++)
+        sim_free(keep[i]);
+    sim_free(keep);
+    return rc == 0 ? sim_out_reclaim(out_dir, NULL, err) : rc;
+}
+
+int sim_sweep_check_dir(const char *out_dir, sim_err_t *err)
+{
+    DIR *dh = opendir(out_dir);
+    if (!dh) {
+        if (errno == ENOENT)
+            return 0;
+        if (errno == ENOTDIR)
+            return sim_errf(err, "%s: not a directory", out_dir);
+        return sim_errf_io(err, "%s: cannot read: %s", out_dir, strerror(errno));
+    }
+    struct dirent *e;
+    char path[PATH_MAX];
+    int rc = 0;
+    while (rc == 0 && (e = readdir(dh)) != NULL) {
+        const char *name = e->d_name;
+        if (name[0] == '.' || is_sweep_file(name))
+            continue;
+        if (is_run_file(name))
+            rc = sim_errf(err, "%s: holds a run's output (%s), not a sweep's; choose another --out",
+                          out_dir, name);
+        else if (snprintf(path, sizeof path, "%s/%s", out_dir, name) >= (int)sizeof path ||
+                 !is_point_dir(path))
+            rc = sim_errf(err, "%s: holds '%s', which is not a sweep's output; choose a new or "
+                               "empty --out",
+                          out_dir, name);
+    }
+    closedir(dh);
+    return rc;
+}
+
 int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
                     sim_err_t *err)
 {
@@ -596,7 +707,8 @@ int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, co
         write_row(f.f, s, i, &res[i], &cols, row, idx, &lv);
     fputs(s->canon, fs.f);
     fputc('\n', fs.f);
-    if (sim_out_commit(&f, err) != 0 || sim_out_commit(&fs, err) != 0)
+    if (sim_out_commit(&f, err) != 0 || sim_out_commit(&fs, err) != 0 ||
+        prune(s, res, out_dir, err) != 0)
         goto done;
     rc = 0;
 done:

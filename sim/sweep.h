@@ -79,13 +79,23 @@ int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_swee
 
 /* Write out_dir/sweep.csv (columns point, dir, each axis's path, status,
  * error, then every numeric summary leaf by dotted path in first-seen
- * order) and out_dir/spec.json, atomically. 0 or -1. */
+ * order) and out_dir/spec.json, atomically; then remove every point
+ * directory that is not one of s's points that ran (an earlier spec's, a
+ * point that failed this time) and the hidden leftovers of writers no
+ * longer alive, so out_dir holds exactly this sweep. 0 or -1. */
 int sim_sweep_write(const sim_sweep_spec_t *s, const sim_sweep_result_t *res, const char *out_dir,
                     sim_err_t *err);
 
 /* 0 when out_dir holds no spec.json or the same spec; -1 with a message
  * naming the directory when it holds a different sweep. */
 int sim_sweep_check_out(const sim_sweep_spec_t *s, const char *out_dir, sim_err_t *err);
+
+/* 0 when out_dir is absent or holds only a sweep's files (sweep.csv,
+ * spec.json, point directories holding a run's files, hidden entries);
+ * else -1 with a message naming the directory and what it holds ("holds a
+ * run's output (summary.json), not a sweep's" for a run's directory);
+ * err->io set only when it cannot be read. */
+int sim_sweep_check_dir(const char *out_dir, sim_err_t *err);
 
 void sim_sweep_results_free(sim_sweep_result_t *res, int n);
 

@@ -141,7 +141,7 @@ expect 2 "summary.json has no number at 'slo.atainment'" "$BIN" capacity "$T/cap
 printf '{"base": "small.json", "axes": {"seed": [1]}}\n' >"$T/one.json"
 : >"$T/afile"
 mkdir -p "$T/wf/sweep.csv" "$T/wc/capacity.json"
-expect 1 "$T/afile/sw/spec.json: cannot read: Not a directory" "$BIN" sweep "$T/one.json" --out "$T/afile/sw" --quiet
+expect 1 "$T/afile/sw: cannot lock $T/afile/.sw.lock: Not a directory" "$BIN" sweep "$T/one.json" --out "$T/afile/sw" --quiet
 expect 1 "$T/wf/sweep.csv: cannot rename into place: Is a directory" "$BIN" sweep "$T/one.json" --out "$T/wf" --quiet
 expect 1 "$T/ws/spec.json: write failed: File too large" sh -c 'trap "" XFSZ; ulimit -f 1; exec "$0" sweep "$1" --quiet --out "$2"' "$BIN" "$T/one.json" "$T/ws"
 capnone() { "$BIN" capacity "$T/small.json" --vary trace.generator.rate_rps --lo 0.5 --target 'slo.attainment>1' --quiet "$@"; }

@@ -5,7 +5,11 @@
  * signal removes the private directory and exits with 128 + the signal;
  * two writers of one file never share a temporary; a failed write names
  * the file and the errno of the failing write(2) (never a generic EIO),
- * and a target that is a device is written in place, never replaced. */
+ * and a target that is a device is written in place, never replaced. A
+ * signal between the commit's renames is delivered after them (the new
+ * run in place); a failed fsync of a directory fails the commit; a second
+ * lock on a target is refused; the signal handler's table holds every
+ * directory reserved for, past 64. */
 #include "tests/tests.h"
 
 #include <errno.h>
@@ -13,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -221,6 +226,146 @@ START_TEST(test_write_to_device)
 }
 END_TEST
 
+/* Publish dir/run with a.txt = text; 0 or the exit status for a child. */
+static int publish_run(const char *final, const char *text)
+{
+    sim_out_dir_t d;
+    sim_err_t err;
+    if (sim_out_dir_begin(&d, final, names, &err) != 0)
+        return 99;
+    sim_out_file_t f;
+    if (sim_out_dir_open(&d, &f, "a.txt", &err) != 0)
+        return 98;
+    fputs(text, f.f);
+    if (sim_out_commit(&f, &err) != 0 || sim_out_dir_commit(&d, &err) != 0)
+        return 97;
+    return 0;
+}
+
+static void raise_term(void)
+{
+    raise(SIGTERM);
+}
+
+START_TEST(test_signal_between_renames)
+{
+    char parent[600], final[700];
+    snprintf(parent, sizeof parent, "%s/mid", tests_tmpdir());
+    snprintf(final, sizeof final, "%s/run", parent);
+    ck_assert_int_eq(publish_run(final, "first\n"), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        sim_out_install_signal_cleanup();
+        sim_out_hooks_t h = {.between_renames = raise_term};
+        sim_out_set_hooks(&h);
+        _exit(publish_run(final, "second\n") == 0 ? 96 : 95);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status %d", status);
+    char *a = read_in(final, "a.txt");
+    ck_assert_ptr_nonnull(a); /* never an empty target */
+    ck_assert_str_eq(a, "second\n");
+    free(a);
+    ck_assert_int_eq(tests_n_entries(parent), 1); /* no .old, .tmp or lock left */
+}
+END_TEST
+
+static int fsync_errno;
+static int fake_fsync(int fd)
+{
+    (void)fd;
+    errno = fsync_errno;
+    return -1;
+}
+
+START_TEST(test_dir_fsync_error)
+{
+    char parent[600], final[700];
+    snprintf(parent, sizeof parent, "%s/sync", tests_tmpdir());
+    snprintf(final, sizeof final, "%s/run", parent);
+    ck_assert_int_eq(publish_run(final, "first\n"), 0);
+    sim_out_hooks_t h = {.fsync_dir = fake_fsync};
+    sim_out_set_hooks(&h);
+    fsync_errno = EIO;
+    sim_out_dir_t d;
+    sim_err_t err;
+    ck_assert(sim_out_dir_begin(&d, final, names, &err) == 0);
+    put(&d, "a.txt", "second\n");
+    int rc = sim_out_dir_commit(&d, &err);
+    fsync_errno = EINVAL; /* a file system without directory fsync: no failure */
+    int rc2 = publish_run(final, "third\n");
+    sim_out_set_hooks(NULL);
+    ck_assert_int_eq(rc, -1);
+    ck_assert(err.io);
+    char want[800];
+    snprintf(want, sizeof want, "%s: cannot sync to disk: %s", final, strerror(EIO));
+    ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+    ck_assert_int_eq(rc2, 0);
+    char *a = read_in(final, "a.txt");
+    ck_assert_str_eq(a, "third\n");
+    free(a);
+    ck_assert_int_eq(tests_n_entries(parent), 1);
+}
+END_TEST
+
+START_TEST(test_lock_one_writer)
+{
+    char parent[600], final[700];
+    snprintf(parent, sizeof parent, "%s/lk", tests_tmpdir());
+    snprintf(final, sizeof final, "%s/locked", parent);
+    sim_out_lock_t a, b;
+    sim_err_t err;
+    ck_assert_msg(sim_out_lock(&a, final, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(sim_out_lock(&b, final, "shown", &err), -1);
+    ck_assert(err.io);
+    char want[200];
+    snprintf(want, sizeof want, "shown: another mooncake-sim (pid %ld) is writing it",
+             (long)getpid());
+    ck_assert_msg(strstr(err.msg, want) != NULL, "%s", err.msg);
+    sim_out_dir_t d;
+    ck_assert_int_eq(sim_out_dir_begin(&d, final, names, &err), -1);
+    ck_assert_msg(strstr(err.msg, "is writing it") != NULL, "%s", err.msg);
+    sim_out_unlock(&b); /* never taken: a no-op */
+    sim_out_unlock(&a);
+    ck_assert_int_eq(tests_n_entries(parent), 0); /* the lock file is gone */
+    ck_assert_int_eq(publish_run(final, "x\n"), 0);
+}
+END_TEST
+
+START_TEST(test_signal_table_grows)
+{
+    /* 100 directories being written at once, as a sweep on 100 workers
+     * has: the signal removes all of them. */
+    enum { N = 100 };
+    char parent[600];
+    snprintf(parent, sizeof parent, "%s/many", tests_tmpdir());
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        sim_out_install_signal_cleanup();
+        sim_out_reserve(N);
+        static sim_out_dir_t d[N];
+        for (int i = 0; i < N; i++) {
+            char final[700];
+            sim_err_t err;
+            snprintf(final, sizeof final, "%s/r%d", parent, i);
+            if (sim_out_dir_begin(&d[i], final, names, &err) != 0)
+                _exit(99);
+        }
+        raise(SIGTERM);
+        _exit(97);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status %d", status);
+    ck_assert_int_eq(tests_n_entries(parent), 0);
+}
+END_TEST
+
 Suite *test_out_suite(void)
 {
     Suite *s = suite_create("out");
@@ -230,6 +375,10 @@ Suite *test_out_suite(void)
     tcase_add_test(tc, test_file_temporaries_unique);
     tcase_add_test(tc, test_write_error_keeps_errno);
     tcase_add_test(tc, test_write_to_device);
+    tcase_add_test(tc, test_signal_between_renames);
+    tcase_add_test(tc, test_dir_fsync_error);
+    tcase_add_test(tc, test_lock_one_writer);
+    tcase_add_test(tc, test_signal_table_grows);
     suite_add_tcase(s, tc);
     return s;
 }
