@@ -157,6 +157,7 @@ test: deps
 	sh tests/cli_out.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
+	sh tests/calib_gpu.sh
 	@$(MAKE) --no-print-directory test-matrix
 	@$(MAKE) --no-print-directory fuzz
 
