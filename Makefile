@@ -15,7 +15,7 @@
 #   make reproduce  the end-to-end comparisons with vLLM, one summary table
 #                   (and results/REPORT.md); skips likewise
 #   make docs       docs/config.md from bin/mooncake-sim run --help-config
-#   make golden-update  refresh tests/golden/ from the current build
+#   make golden-update  refresh tests/golden/ and ci/golden/ from the current build
 #   make calib      build the GPU (nvcc) and RDMA calibration benchmarks
 #   make fuzz       libFuzzer harnesses (clang), each run FUZZ_S seconds (10)
 #   make echo       print the effective flags (V=1 shows every command)
@@ -155,6 +155,7 @@ test: deps
 	elif command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
 	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin)"; fi
 	sh tests/cli_out.sh ./$(BIN)
+	sh tests/readme.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	sh tests/calib_gpu.sh
@@ -300,6 +301,9 @@ reproduce: deps
 
 golden-update: build-tests
 	sh tests/golden/update.sh ./$(TEST_BIN)
+	./$(BIN) sweep ci/policies.json --out ci/golden --force --quiet
+	find ci/golden \( -name requests.csv -o -name timeseries.csv -o -name config.json \
+	  -o -name timing.json \) -delete
 
 TRACE_URL := https://raw.githubusercontent.com/kvcache-ai/Mooncake/main/FAST25-release/traces
 TRACE_NAMES := conversation_trace synthetic_trace toolagent_trace
