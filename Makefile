@@ -3,7 +3,9 @@
 #   make            build bin/mooncake-sim
 #   make deps       install missing packages (as root) or print the line
 #   make run        deps + build + the default experiment
-#   make test       deps + build + every test (unit, CLI, golden, calib builds)
+#   make test       deps + build + the tests (unit, CLI, MPI, golden, README rows,
+#                   calib builds)
+#   make test-matrix  sanitizers (ASan+UBSan, TSan) and the fuzzers, after make test
 #   make test-mpi   the sweep tests under mpirun -n 2 and -n 3 (make test runs
 #                   them when Open MPI's mpirun is installed and the build has MPI)
 #   make bench      replay the conversation trace and report wall time
@@ -139,10 +141,12 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run experiments/default.json --out results/default --force
 
-# Unit tests (Check), the CLI tests (shell), then the matrix: the unit
-# tests under AddressSanitizer + UndefinedBehaviorSanitizer, the default
-# experiment built -O0 with sanitizers giving byte-identical results to
-# -O2, and the sweep tests (two workers) under ThreadSanitizer.
+# Unit tests (Check), the CLI tests (shell), the MPI sweeps, the README's
+# rows and the calibration builds. The matrix is its own target (CI runs
+# it after make test): the unit tests under AddressSanitizer +
+# UndefinedBehaviorSanitizer, the default experiment built -O0 with
+# sanitizers giving byte-identical results to -O2, the sweep tests (two
+# workers) under ThreadSanitizer, then the fuzzers (make fuzz).
 test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
@@ -159,8 +163,6 @@ test: deps
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
 	sh tests/calib_gpu.sh
-	@$(MAKE) --no-print-directory test-matrix
-	@$(MAKE) --no-print-directory fuzz
 
 # MPI sweeps: a rank that cannot load the spec or loads another, points
 # failing on other ranks, sweep.csv against -j1; each mpirun under a timeout.
@@ -184,6 +186,7 @@ test-matrix: $(BIN)
 	  BIN=$(TSAN_BUILD)/mooncake-sim build-tests
 	CK_RUN_SUITE=sweep CK_FORK=no TSAN_OPTIONS=halt_on_error=1 ./$(TSAN_BUILD)/tests/run_tests
 	@echo "matrix: sweeps on two workers are free of data races (ThreadSanitizer)"
+	@$(MAKE) --no-print-directory fuzz
 
 # Fuzzing: libFuzzer harnesses (fuzz/fuzz_*.c) for the trace readers, the
 # config loader and --set, and calibration files. The library is compiled

@@ -36,6 +36,14 @@ void tests_skip(const char *name, const char *why)
     n_skipped++;
 }
 
+void tests_capture_stderr(void)
+{
+    fflush(stderr);
+    FILE *f = tmpfile();
+    if (f)
+        dup2(fileno(f), STDERR_FILENO); /* f stays open until the test's exit */
+}
+
 const char *tests_tmpdir(void)
 {
     static char dir[256];

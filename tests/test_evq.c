@@ -183,7 +183,7 @@ END_TEST
 START_TEST(test_negative_delay_asserts)
 {
     sim_evq_t *q = sim_evq_new(NULL);
-    fputs("(the assertion message below is expected)\n", stderr);
+    tests_capture_stderr();
     sim_evq_after(q, -1, record, NULL, 0);
 }
 END_TEST

@@ -44,6 +44,12 @@ void tests_skip(const char *name, const char *why);
             tests_skip(#fn, "MOONCAKE_TRACES does not point at the traces");  \
     } while (0)
 
+/* A test that expects an assertion to fail (it raises SIGABRT): its
+ * stderr from here on goes to a temporary file, so the expected message
+ * is captured rather than printed among the results. Call in the forked
+ * test, before the assertion. */
+void tests_capture_stderr(void);
+
 /* A fresh temporary directory (created, caller need not free the string;
  * it lives until exit). */
 const char *tests_tmpdir(void);
