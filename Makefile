@@ -146,6 +146,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/validation.sh
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/style.sh
@@ -211,6 +212,7 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/validation.sh
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 
