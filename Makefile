@@ -152,6 +152,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/validation.sh
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
@@ -228,6 +229,7 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/validation.sh
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)

@@ -63,3 +63,14 @@ bench_end() {
         exit 1
     fi
 }
+# published_csv FILE SET...: the papers' published values of the sets named
+# (experiments/published.json) as FILE, "set,series,x,value" with a header,
+# for a plot's marks
+published_csv() {
+    _f=$1; shift
+    command -v jq >/dev/null || { echo "$0: needs jq (reads experiments/published.json)" >&2; exit 2; }
+    { echo "set,series,x,value"
+      jq -r '.sets[] | select(.id as $i | $ARGS.positional | index($i)) | .id as $i |
+          .points[] | [$i, (.[0] | tostring), (.[1] | tostring), (.[2] | tostring)] | join(",")' \
+          "$ROOT/experiments/published.json" --args "$@"; } >"$_f"
+}

@@ -1,11 +1,18 @@
 #!/bin/sh
-# experiments/report.sh SCRIPT...: results/REPORT.md, one page over what
-# `make figures` and `make reproduce` wrote: for each figure script given,
-# the paper's claim it tests, the simulator's table (or the head of its
-# CSV), its figure and the configs it ran; then the end-to-end summary of
-# `make reproduce` when there is one. A script whose traces are missing
-# (needs.sh) is listed as skipped with the reason. Written to a temporary
-# file and renamed, so an interrupted report leaves the earlier one.
+# experiments/report.sh SCRIPT...: results/REPORT.md, the validation report
+# over what `make figures` and `make reproduce` wrote, rebuilt whole on
+# every run. First the verdicts against the papers' published values
+# (experiments/validation.sh compare: results/validation.csv) and every
+# difference; then one section per figure script given, in a fixed order
+# (FAST'25 in figure order, then arXiv, then the experiments without a
+# published counterpart): the paper's claim, the published values beside
+# the simulator's with a verdict and the documented reason of each
+# difference, the simulator's table (or the head of its CSV), its figure,
+# when its files were written and the configs it ran. A script whose
+# traces are missing (needs.sh) is marked skipped with the reason and shows
+# no table, whatever an earlier run left under results/. Written to a
+# temporary file and renamed, so an interrupted report leaves the earlier
+# one.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/experiments/needs.sh"
@@ -43,6 +50,25 @@ about() {
     esac
 }
 
+# the sections' order: FAST'25 in figure order, arXiv in figure order, then
+# the experiments with no published counterpart
+ORDER="fast25/fig5_scheduling.sh fast25/capacity.sh fast25/fig9_hit_vs_capacity.sh
+fast25/fig10_local_global.sh fast25/fig13_bandwidth.sh fast25/fig14_breakdown.sh fast25/fig15_pd_ratio.sh
+arxiv/table1_eviction.sh arxiv/fig9_fluctuation.sh arxiv/fig11_datasets.sh arxiv/fig12_longctx.sh
+arxiv/fig13_real.sh arxiv/table3_overload.sh fast25/cpp_long_prompts.sh
+fast25/capacity_speed.sh fast25/baseline_sensitivity.sh fast25/threshold_sweep.sh fast25/pool_ttft.sh"
+# ordered SCRIPT...: the scripts given, in ORDER (any other at the end)
+ordered() {
+    for o in $ORDER; do
+        for s in "$@"; do case "$s" in *"/$o") echo "$s" ;; esac; done
+    done
+    for s in "$@"; do
+        known=0
+        for o in $ORDER; do case "$s" in *"/$o") known=1 ;; esac; done
+        [ "$known" = 1 ] || echo "$s"
+    done
+}
+
 # section SCRIPT: its part of the report
 section() {
     info=$(about "$1")
@@ -50,13 +76,26 @@ section() {
     claim=${rest%%|*}; rest=${rest#*|}
     outs=${rest%%|*}; cfgs=${rest#*|}
     printf '### %s\n\nScript: `%s`.\n\n' "$title" "$1"
-    printf '**Paper:** %s\n\n' "$claim"
+    case "$claim" in
+    -:*) printf '**Paper:** no published counterpart;%s\n\n' "${claim#-:}" ;;
+    *) printf '**Paper:** %s\n\n' "$claim" ;;
+    esac
     why=$(traces_missing "$ROOT/$1")
     if [ -n "$why" ]; then
-        printf '**Simulator:** skipped: %s.\n\n' "$why"
+        printf '**Simulator:** skipped (%s); no result is shown.\n\n' "$why"
         return 0
     fi
-    printf '**Simulator:**\n\n'
+    cmp=$(sh "$ROOT/experiments/validation.sh" table "$1")
+    if [ -n "$cmp" ]; then
+        printf '**Published values against the simulator** (verdicts: [docs/experiments.md](../docs/experiments.md#validation-against-the-papers)):\n\n%s\n\n' "$cmp"
+    fi
+    first=""
+    for o in $outs; do [ -z "$first" ] && [ -f "$RES/$o" ] && first="$RES/$o"; done
+    if [ -n "$first" ]; then
+        printf '**Simulator** (files written %s):\n\n' "$(date -u -r "$first" '+%Y-%m-%d %H:%M UTC')"
+    else
+        printf '**Simulator:**\n\n'
+    fi
     for o in $outs; do
         f="$RES/$o"
         if [ ! -f "$f" ]; then printf 'Not yet written: `results/%s`.\n\n' "$o"; continue; fi
@@ -76,23 +115,39 @@ section() {
     printf '.\n\n'
 }
 
+sh "$ROOT/experiments/validation.sh" compare
 {
-    echo "# mooncake-sim: results report"
+    echo "# mooncake-sim: validation report"
     echo
     echo "Written by \`make figures\` and \`make reproduce\` (\`experiments/report.sh\`)"
-    echo "from the files under \`results/\`; each section names the script that"
-    echo "wrote them. What each experiment does and how to read it:"
+    echo "from the files under \`results/\`, rebuilt whole on every run; each section names"
+    echo "the script that wrote them. What each experiment does and how to read it:"
     echo "[docs/experiments.md](../docs/experiments.md)."
     echo
-    echo "## Figures and tables (make figures)"
+    echo "## Against the papers' published values"
     echo
-    for s in "$@"; do section "$s"; done
+    echo "Every value the project carries from the papers (\`experiments/published.json\`,"
+    echo "each cited from its figure) beside the simulator's, in the same unit"
+    echo "(\`results/validation.csv\`). Verdicts: within 15% of the published value;"
+    echo "same ordering (further off, but on the same side of every other value of its"
+    echo "figure as in the paper); differs. The definitions:"
+    echo "[docs/experiments.md](../docs/experiments.md#validation-against-the-papers)."
+    echo
+    sh "$ROOT/experiments/validation.sh" summary
+    echo
+    echo "## Figures and tables"
+    echo
+    # shellcheck disable=SC2046 # the script paths hold no spaces
+    for s in $(ordered "$@"); do section "$s"; done
     echo "## End-to-end comparisons (make reproduce)"
     echo
+    echo "\`make reproduce\` runs \`experiments/fast25/capacity.sh\`, \`fast25/fig15_pd_ratio.sh\`,"
+    echo "\`arxiv/fig11_datasets.sh\`, \`arxiv/fig12_longctx.sh\` and \`arxiv/fig13_real.sh\`; their"
+    echo "tables are in their sections above, and together in"
     if [ -f "$RES/reproduce/summary.md" ]; then
-        sed 's/^#/###/' "$RES/reproduce/summary.md"
+        echo "\`results/reproduce/summary.md\` (written $(date -u -r "$RES/reproduce/summary.md" '+%Y-%m-%d %H:%M UTC'))."
     else
-        echo "Not yet run: \`make reproduce\` writes \`results/reproduce/summary.md\`."
+        echo "\`results/reproduce/summary.md\` (not yet written)."
     fi
 } >"$TMP"
 mv "$TMP" "$RES/REPORT.md"

@@ -17,6 +17,8 @@ do for [fig_out in fig_outputs] {
     set format x fig_log_fmt
     set xlabel "measured time (s)"
     set ylabel "(fitted − measured) / measured (%)"
+    # margins, so that no point sits on the frame
+    set offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1
     set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lw 1 lc rgb c_black back
     set key outside top center horizontal Left reverse samplen 1 spacing 1.1 noopaque
     plot for [i = 1:words(models)] datafile every ::1 using \

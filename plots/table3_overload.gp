@@ -57,7 +57,7 @@ do for [fig_out in fig_outputs] {
     set style fill solid 1.0 border -1
     set title "(a) rejected requests, threshold 1"
     set ylabel "rejected requests"
-    set yrange [0:rej_max * 1.15]
+    set yrange [0:rej_max * 1.3]
     set ytics autofreq
     plot for [sp in splits] datafile using \
             (at1(sp) ? pol_x(strcol("policy")) + split_dx(sp) : NaN):(rej(0)) \
@@ -67,7 +67,7 @@ do for [fig_out in fig_outputs] {
             with labels offset 0, 0.6 font ",7" notitle
     set title "(b) goodput, threshold 1"
     set ylabel "goodput (req/s)"
-    set yrange [0:gp_max * 1.15]
+    set yrange [0:gp_max * 1.3]
     plot for [sp in splits] datafile using \
             (at1(sp) ? pol_x(strcol("policy")) + split_dx(sp) : NaN):"goodput_rps" \
             with boxes lc rgb split_colour(sp) notitle, \
@@ -86,7 +86,8 @@ do for [fig_out in fig_outputs] {
     plot for [p in "early predictive"] sweep_data(p) using 1:2 smooth unique with linespoints ls pol_ls(p) notitle
     set title "(d) goodput by threshold, 11P+3D"
     set ylabel "goodput (req/s)"
-    set yrange [*:*]
+    # from 0, as (b), with room above the highest point
+    set yrange [0:gp_max * 1.15]
     plot for [p in "early predictive"] sweep_data(p) using 1:3 smooth unique with linespoints ls pol_ls(p) notitle
     eval fig_key_panel
     plot [0:1][0:1] for [sp in splits] NaN with boxes lc rgb split_colour(sp) title split_label(sp), \

@@ -34,10 +34,11 @@ for t in conversation synthetic; do
 done >>"$W/rows.csv"
 mv "$W/rows.csv" "$OUT/capacity.csv"
 awk -F, 'NR == 1 { next } { k = $1 "," $2; if (!(k in seen)) { seen[k] = 1; keys[++n] = k; g[k] = $5 } v[k, $3] = $4 }
-    END { print "| trace | system | TBT <= 0.1 s | TBT <= 0.2 s | TBT <= 0.3 s | prefill GPU-s / request |";
+    END { print "| trace | system | TBT <= 0.1 s | TBT <= 0.2 s | TBT <= 0.3 s | prefill GPU-s / request (s on one 8-GPU node) |";
           print "|---|---|---:|---:|---:|---:|";
           for (i = 1; i <= n; i++) { split(keys[i], p, ",");
-              printf "| %s | %s | %.3f | %.3f | %.3f | %s |\n", p[1], p[2], v[keys[i], "0.1"],
-                  v[keys[i], "0.2"], v[keys[i], "0.3"], g[keys[i]] } }' "$OUT/capacity.csv" >"$OUT/capacity.md"
-gnuplot -e "datafile='$OUT/capacity.csv'; outfile='$OUT/capacity.png'; pdffile='$OUT/capacity.pdf'" "$ROOT/plots/capacity.gp"
+              printf "| %s | %s | %.3f | %.3f | %.3f | %s (%.2f) |\n", p[1], p[2], v[keys[i], "0.1"],
+                  v[keys[i], "0.2"], v[keys[i], "0.3"], g[keys[i]], g[keys[i]] / 8 } }' "$OUT/capacity.csv" >"$OUT/capacity.md"
+published_csv "$W/published.csv" fast25_fig7 fast25_fig8
+gnuplot -e "datafile='$OUT/capacity.csv'; pubfile='$W/published.csv'; outfile='$OUT/capacity.png'; pdffile='$OUT/capacity.pdf'" "$ROOT/plots/capacity.gp"
 cat "$OUT/capacity.md"

@@ -36,5 +36,6 @@ mv "$W/rows.csv" "$OUT/fig13_bandwidth.csv"
 awk -F, 'NR == 1 { next } { printf "| %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f |\n", $1, $2, $3, $6, $7, $8, $4, $5 }' \
     "$OUT/fig13_bandwidth.csv" | { echo "| NIC Gbps | mean TTFT, global pool (s) | mean TTFT, recompute (s) | theoretical transfer (s) | real transfer (s) | transfer after prefill (s) | hit rate | fetched GB |"
       echo "|---:|---:|---:|---:|---:|---:|---:|---:|"; cat; } >"$OUT/fig13_bandwidth.md"
-gnuplot -e "datafile='$OUT/fig13_bandwidth.csv'; outfile='$OUT/fig13_bandwidth.png'; pdffile='$OUT/fig13_bandwidth.pdf'" "$ROOT/plots/fig13_bandwidth.gp"
+published_csv "$W/published.csv" fast25_fig13_ttft fast25_fig13_theory fast25_fig13_real fast25_fig13_recompute
+gnuplot -e "datafile='$OUT/fig13_bandwidth.csv'; pubfile='$W/published.csv'; outfile='$OUT/fig13_bandwidth.png'; pdffile='$OUT/fig13_bandwidth.pdf'" "$ROOT/plots/fig13_bandwidth.gp"
 cat "$OUT/fig13_bandwidth.md"

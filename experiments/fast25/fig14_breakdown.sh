@@ -24,16 +24,13 @@
 OUT="$ROOT/results/fast25"
 W="$OUT/fig14_work"
 fresh_dir "$W"
-# paper (FAST'25 Fig. 14): prefill, transfer, load_cache, decode_128_tokens
+# paper PCT N: FAST'25 Fig. 14's prefill, transfer, load_cache and
+# decode_128_tokens for N tokens with PCT% cached, from
+# experiments/published.json (the sets fast25_fig14_*)
+command -v jq >/dev/null || { echo "$0: needs jq (reads experiments/published.json)" >&2; exit 2; }
 paper() {
-    case "$1:$2" in
-    0:8192) echo "1.00 0.03 0.03 3.39" ;; 0:16384) echo "2.05 0.06 0.05 3.44" ;;
-    0:32768) echo "4.48 0.13 0.11 3.52" ;; 0:65536) echo "10.59 0.25 0.21 3.66" ;;
-    0:131072) echo "27.52 0.49 0.42 3.94" ;;
-    95:8192) echo "0.13 0.03 0.03 3.40" ;; 95:16384) echo "0.23 0.06 0.05 3.44" ;;
-    95:32768) echo "0.41 0.12 0.11 3.52" ;; 95:65536) echo "0.88 0.25 0.21 3.66" ;;
-    95:131072) echo "2.33 0.50 0.42 3.95" ;;
-    esac
+    jq -r --arg p "$1" --argjson n "$2" '[.sets[] | select(.id | startswith("fast25_fig14_")) |
+        .points[] | select(.[0] == $p and .[1] == $n) | .[2] | tostring] | join(" ")' "$ROOT/experiments/published.json"
 }
 # request line: timestamp ms, input tokens, output tokens. Full 512-token
 # blocks get ids 0, 1, 2, ... (so the requests share them); a partial last
