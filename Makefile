@@ -146,6 +146,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/style.sh
 	@$(MAKE) --no-print-directory calib
@@ -210,6 +211,7 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 
 # The simulator's speed: the conversation trace (two set-ups), one

@@ -211,6 +211,68 @@ void sim_config_defaults(sim_config_t *cfg)
 {
     sim_params_defaults(&table, cfg);
     memset(cfg->inputs, 0, sizeof cfg->inputs);
+    cfg->n_origins = 0;
+}
+
+/* ---- where a value came from ---- */
+
+/* Forget who set path and every key under it ("scheduler.params" drops
+ * "scheduler.params.KEY" too): the value is the file's, or about to be
+ * another setter's. */
+static void origin_drop(sim_config_t *cfg, const char *path)
+{
+    size_t n = strlen(path);
+    int k = 0;
+    for (int i = 0; i < cfg->n_origins; i++) {
+        const char *p = cfg->origins[i].path;
+        if (strncmp(p, path, n) == 0 && (p[n] == '\0' || p[n] == '.'))
+            continue;
+        if (k != i)
+            cfg->origins[k] = cfg->origins[i];
+        k++;
+    }
+    cfg->n_origins = k;
+}
+
+/* Record that where set path (after the file). A full table keeps its
+ * entries: the key's messages then name the file, as they would without
+ * the record. */
+static void origin_put(sim_config_t *cfg, const char *path, const char *where)
+{
+    origin_drop(cfg, path);
+    if (cfg->n_origins == SIM_CFG_MAX_ORIGINS || strlen(path) >= sizeof cfg->origins[0].path)
+        return;
+    sim_cfg_origin_t *o = &cfg->origins[cfg->n_origins++];
+    snprintf(o->path, sizeof o->path, "%s", path);
+    size_t wl = strlen(where);
+    if (wl < sizeof o->where)
+        memcpy(o->where, where, wl + 1);
+    else /* a long --set value: cut, and say so */
+        snprintf(o->where, sizeof o->where, "%.*s...", (int)sizeof o->where - 4, where);
+}
+
+/* The location to name in a message about the value of path: who set it
+ * after the file ("--set model=x"), else "src: $.path". A plug-in
+ * parameter ("scheduler.params.KEY") set with its whole object names the
+ * object's setter. Returns buf. */
+static const char *origin_at(const sim_config_t *cfg, const char *path, const char *src, char *buf,
+                             size_t len)
+{
+    const sim_cfg_origin_t *best = NULL;
+    size_t best_n = 0;
+    for (int i = 0; i < cfg->n_origins; i++) {
+        const char *p = cfg->origins[i].path;
+        size_t n = strlen(p);
+        if (strncmp(path, p, n) == 0 && (path[n] == '\0' || path[n] == '.') && n >= best_n) {
+            best = &cfg->origins[i];
+            best_n = n;
+        }
+    }
+    if (best)
+        snprintf(buf, len, "%s", best->where);
+    else
+        snprintf(buf, len, "%s: $.%s", src, path);
+    return buf;
 }
 
 const char *sim_config_input_value(const sim_config_t *cfg, sim_input_kind_t k)
@@ -390,14 +452,17 @@ static int group_build(const sim_config_t *cfg, const group_t *g, const char *sr
     const char *name = (const char *)cfg + find_field(g->policy)->off;
     const sim_params_t *t = g->table(name);
     const sim_cfg_params_t *ps = ckvs(cfg, g);
+    char where[1200];
     if (!t)
-        return sim_errf(err, "%s: $.%s: unknown %s '%s'", src, g->policy, g->what, name);
+        return sim_errf(err, "%s: unknown %s '%s'",
+                        origin_at(cfg, g->policy, src, where, sizeof where), g->what, name);
     void *obj = t->n ? sim_xmalloc(t->size, "plug-in parameters") : NULL;
     if (obj)
         sim_params_defaults(t, obj);
     for (int i = 0; i < ps->n; i++) {
-        char where[600];
-        snprintf(where, sizeof where, "%s: $.%s.%s", src, g->path, ps->v[i].key);
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", g->path, ps->v[i].key);
+        origin_at(cfg, path, src, where, sizeof where);
         const sim_param_t *p = sim_params_find(t, ps->v[i].key);
         if (!p) {
             char keys[512];
@@ -494,9 +559,11 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
         if (f) {
             if (sim_params_set_json(f, cfg, val, where, err) != 0)
                 return -1;
+            origin_drop(cfg, path);
         } else if (g) {
             if (!json_is_object(val))
                 return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
+            origin_drop(cfg, path);
             const char *k;
             json_t *v;
             json_object_foreach(val, k, v) {
@@ -546,8 +613,12 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
 {
     const field_t *f = find_field(path);
     const group_t *g = group_of(path, 0);
-    if (g)
-        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, v, NULL, where, err);
+    if (g) {
+        if (kv_put(kvs(cfg, g), path + strlen(g->path) + 1, v, NULL, where, err) != 0)
+            return -1;
+        origin_put(cfg, path, where);
+        return 0;
+    }
     if ((g = group_of(path, 1)) != NULL) { /* the whole object: replaces what was there */
         if (!json_is_object(v))
             return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
@@ -560,6 +631,7 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
             if (kv_put(kvs(cfg, g), k, x, NULL, w2, err) != 0)
                 return -1;
         }
+        origin_put(cfg, path, where);
         return 0;
     }
     if (!f) {
@@ -567,7 +639,10 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
             return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
     }
-    return sim_params_set_json(f, cfg, v, where, err);
+    if (sim_params_set_json(f, cfg, v, where, err) != 0)
+        return -1;
+    origin_put(cfg, path, where);
+    return 0;
 }
 
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
@@ -580,8 +655,12 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     snprintf(where, sizeof where, "--set %s", assignment);
     const field_t *f = find_field(path);
     const group_t *g = group_of(path, 0);
-    if (g)
-        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, NULL, eq + 1, where, err);
+    if (g) {
+        if (kv_put(kvs(cfg, g), path + strlen(g->path) + 1, NULL, eq + 1, where, err) != 0)
+            return -1;
+        origin_put(cfg, path, where);
+        return 0;
+    }
     if (group_of(path, 1)) { /* --set 'scheduler.params={"slo_reject": 0}' */
         json_error_t je;
         json_t *v = json_loads(eq + 1, JSON_REJECT_DUPLICATES, &je);
@@ -596,7 +675,10 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
             return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
     }
-    return sim_params_set_text(f, cfg, eq + 1, where, err);
+    if (sim_params_set_text(f, cfg, eq + 1, where, err) != 0)
+        return -1;
+    origin_put(cfg, path, where);
+    return 0;
 }
 
 int sim_config_set_seed(sim_config_t *cfg, const char *text, sim_err_t *err)
@@ -728,33 +810,38 @@ static int check_unread(const sim_config_t *c, const char *prefix, const char *s
     sim_free(dflt);
     if (!bad)
         return 0;
+    char at[1200];
+    origin_at(c, bad->key, src, at, sizeof at);
     if (!reads)
-        return sim_errf(err, "%s: $.%s: %s; leave it out", src, bad->key, who);
+        return sim_errf(err, "%s: %s; leave it out", at, who);
     char list[512] = "";
     for (const char *const *r = reads; r && *r; r++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", r == reads ? "" : ", ",
                  *r);
-    return sim_errf(err, "%s: $.%s: %s does not read it (it reads: %s); leave it out", src,
-                    bad->key, who, list);
+    return sim_errf(err, "%s: %s does not read it (it reads: %s); leave it out", at, who, list);
 }
+
+/* Where the value of key came from, for validate's messages (needs c, src
+ * and a buffer at in scope). */
+#define AT(key) origin_at(c, key, src, at, sizeof at)
 
 /* The names the config gives each registry: hardware, model, cost model,
  * system and policies. 0, or -1 listing the valid names. */
 static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err)
 {
-    char names[512];
+    char names[512], at[1200];
     if (!model_hw_find(c->hardware)) {
         model_hw_names(names, sizeof names);
-        return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown hardware '%s' (valid: %s)", AT("hardware"),
                         c->hardware, names);
     }
     if (!model_llm_find(c->model)) {
         model_llm_names(names, sizeof names);
-        return sim_errf(err, "%s: $.model: unknown model '%s' (valid: %s)", src, c->model, names);
+        return sim_errf(err, "%s: unknown model '%s' (valid: %s)", AT("model"), c->model, names);
     }
     if (!model_cost_find(c->cost.model)) {
         model_cost_names(names, sizeof names);
-        return sim_errf(err, "%s: $.cost.model: unknown cost model '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown cost model '%s' (valid: %s)", AT("cost.model"),
                         c->cost.model, names);
     }
     char who[300];
@@ -763,22 +850,22 @@ static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err
         return -1;
     if (!sim_system_find(c->system.kind)) {
         sim_system_names(names, sizeof names);
-        return sim_errf(err, "%s: $.system.kind: unknown system '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown system '%s' (valid: %s)", AT("system.kind"),
                         c->system.kind, names);
     }
     if (!sim_place_find(c->scheduler.policy)) {
         sim_place_names(names, sizeof names);
-        return sim_errf(err, "%s: $.scheduler.policy: unknown placement policy '%s' (valid: %s)",
-                        src, c->scheduler.policy, names);
+        return sim_errf(err, "%s: unknown placement policy '%s' (valid: %s)",
+                        AT("scheduler.policy"), c->scheduler.policy, names);
     }
     if (!sim_admit_find(c->admission.policy)) {
         sim_admit_names(names, sizeof names);
-        return sim_errf(err, "%s: $.admission.policy: unknown admission policy '%s' (valid: %s)",
-                        src, c->admission.policy, names);
+        return sim_errf(err, "%s: unknown admission policy '%s' (valid: %s)",
+                        AT("admission.policy"), c->admission.policy, names);
     }
     if (!sim_evict_find(c->cache.policy)) {
         sim_evict_names(names, sizeof names);
-        return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown eviction policy '%s' (valid: %s)", AT("cache.policy"),
                         c->cache.policy, names);
     }
     return 0;
@@ -791,6 +878,7 @@ static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err
 static int validate_system(const sim_config_t *c, const char *src, sim_err_t *err)
 {
     const sim_system_ops_t *sys = sim_system_find(c->system.kind);
+    char at[1200];
     if (sys->disaggregated && (c->cluster.prefill < 1 || c->cluster.decode < 1))
         return sim_errf(err, "%s: $.cluster: need at least one prefill and one decode instance "
                              "(system %s)",
@@ -800,16 +888,16 @@ static int validate_system(const sim_config_t *c, const char *src, sim_err_t *er
                              "(system.params.instances): set prefill and decode to 0",
                         src, sys->name);
     if (!sys->disaggregated && strcmp(c->admission.policy, "none") != 0)
-        return sim_errf(err, "%s: $.admission.policy: admission control needs prefill and decode "
-                             "instances (system pd; this config runs %s)",
-                        src, sys->name);
+        return sim_errf(err, "%s: admission control needs prefill and decode instances (system "
+                             "pd; this config runs %s)",
+                        AT("admission.policy"), sys->name);
     return 0;
 }
 
 /* The trace source: a file in a known format, or a known generator. */
 static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err)
 {
-    char names[512];
+    char names[512], at[1200];
     int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
     if (has_path == has_gen)
         return sim_errf(err, "%s: $.trace: set exactly one of trace.path and "
@@ -819,8 +907,8 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
         const trace_source_ops_t *g = trace_source_find(c->trace.generator.kind);
         if (!g || !g->is_generator) {
             trace_source_names(names, sizeof names, 1);
-            return sim_errf(err, "%s: $.trace.generator.kind: unknown generator '%s' (valid: %s)",
-                            src, c->trace.generator.kind, names);
+            return sim_errf(err, "%s: unknown generator '%s' (valid: %s)",
+                            AT("trace.generator.kind"), c->trace.generator.kind, names);
         }
         char who[300];
         snprintf(who, sizeof who, "generator '%s'", g->name);
@@ -834,8 +922,8 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
         const trace_source_ops_t *r = trace_source_find(c->trace.format);
         if (!r || r->is_generator) {
             trace_source_names(names, sizeof names, 0);
-            return sim_errf(err, "%s: $.trace.format: unknown trace format '%s' (valid: auto, %s)",
-                            src, c->trace.format, names);
+            return sim_errf(err, "%s: unknown trace format '%s' (valid: auto, %s)",
+                            AT("trace.format"), c->trace.format, names);
         }
     }
     return 0;
@@ -843,16 +931,16 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
 
 int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
 {
+    char at[1200];
     /* Results go to results/<name> without --out: a name must stay inside. */
     if (!c->name[0] || !strcmp(c->name, ".") || !strcmp(c->name, "..") || strchr(c->name, '/') ||
         strchr(c->name, '\\'))
         return sim_errf(err,
-                        "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
+                        "%s: '%s' is not a plain name (results go to results/<name>: "
                         "not empty, '.' or '..', no '/' or '\\')",
-                        src, c->name);
+                        AT("name"), c->name);
     /* Every number within its field's range again: a program may have set
      * the struct directly, and the run's ns arithmetic relies on them. */
-    char at[512];
     snprintf(at, sizeof at, "%s: $.", src);
     if (sim_params_check(&table, c, at, err) != 0)
         return -1;
@@ -869,9 +957,9 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
     /* network.transport: a built-in profile, else a network calibration
      * file that sim_run resolves (it knows the data directory). */
     if (!c->network.transport[0])
-        return sim_errf(err, "%s: $.network.transport: empty", src);
+        return sim_errf(err, "%s: empty", AT("network.transport"));
     if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
-        return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
+        return sim_errf(err, "%s: unknown scope '%s' (valid: local, global)", AT("cache.scope"),
                         c->cache.scope);
     return validate_trace(c, src, err);
 }

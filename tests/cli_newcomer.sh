@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/cli_newcomer.sh: the mistakes a new user makes first, each met by a
+# message that names what to change: a bad --set value blamed on the --set
+# (or the sweep axis) that gave it, `--set PATH VALUE` with a space, a
+# trace given where an experiment belongs, MOONCAKE_TRACES naming the
+# wrong folder; and the help texts list what they promise.
+# Usage: sh tests/cli_newcomer.sh bin/mooncake-sim
+BIN=${1:?usage: cli_newcomer.sh path/to/mooncake-sim}
+NAME=newcomer
+. "$(dirname "$0")/cli_lib.sh"
+
+printf '{"name": "small", "cluster": {"prefill": 2, "decode": 2},\n "trace": {"generator": {"kind": "kimi", "requests": 20}}}\n' >"$T/small.json"
+
+# A bad value from --set names the --set, not the experiment file.
+for s in scheduler.policy=kv-centric model=foo hardware=bar system.kind=x admission.policy=x \
+    cache.policy=x cost.model=x trace.format=x; do
+    expect 2 "mooncake-sim: --set $s: unknown" "$BIN" run "$T/small.json" --set "$s" --out "$T/never"
+done
+# The file's own bad value still names the file, whatever else --set set.
+sed 's/"small"/"small", "model": "nope"/' "$T/small.json" >"$T/badmodel.json"
+expect 2 "mooncake-sim: $T/badmodel.json: \$.model: unknown model 'nope'" "$BIN" run "$T/badmodel.json" \
+    --set scheduler.policy=random --set hardware=h800x8 --out "$T/never"
+# capacity's --set alike; a sweep's bad axis value names the axis.
+expect 2 "mooncake-sim: --set cost.model=fit: unknown cost model 'fit'" "$BIN" capacity "$T/small.json" \
+    --vary trace.generator.rate_rps --target 'slo.attainment>=0.9' --set cost.model=fit --out "$T/never"
+printf '{"base": "small.json", "axes": {"scheduler.policy": ["random", "kv-centric"]}}\n' >"$T/axis.json"
+expect 1 "" "$BIN" sweep "$T/axis.json" --out "$T/axis" --quiet
+grep -qF "\"$T/axis.json: \$.axes.scheduler.policy[1]: unknown placement policy 'kv-centric'" "$T/axis/sweep.csv" &&
+    ok || bad "sweep.csv does not blame the axis: $(grep failed "$T/axis/sweep.csv" | head -c 300)"
+[ ! -e "$T/never" ] && ok || bad "a refused run wrote $T/never"
+
+echo "cli_newcomer: $pass passed, $fail failed"
+[ "$fail" = 0 ]
