@@ -645,12 +645,25 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
     return 0;
 }
 
+int sim_config_check_set_arg(const char *arg, const char *next, sim_err_t *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq && eq != arg)
+        return 0;
+    char *end;
+    int value = next && (next[0] != '-' || (strtod(next, &end), end != next && !*end));
+    if (value && !eq)
+        return sim_errf(err, "--set %.200s: expected PATH=VALUE (write --set %.200s=%.200s)", arg,
+                        arg, next);
+    return sim_errf(err, "--set %.200s: expected PATH=VALUE", arg);
+}
+
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
 {
     const char *eq = strchr(assignment, '=');
     char path[256], where[600];
     if (!eq || eq == assignment)
-        return sim_errf(err, "--set %s: expected path=value", assignment);
+        return sim_errf(err, "--set %s: expected PATH=VALUE", assignment);
     snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
     snprintf(where, sizeof where, "--set %s", assignment);
     const field_t *f = find_field(path);

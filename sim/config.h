@@ -133,6 +133,13 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
  * (sim_config_validate) blame "--set path=value" for the value. */
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
 
+/* A --set argument as the command line gives it: 0 when it holds an '='
+ * after a path; else -1 with "--set PATH: expected PATH=VALUE", plus
+ * "(write --set PATH=NEXT)" when next, the word after it on the command
+ * line (NULL for none), reads as its value: `--set cluster.prefill 4`
+ * leaves 4 as an extra operand. */
+int sim_config_check_set_arg(const char *arg, const char *next, sim_err_t *err);
+
 /* Set the key path from a JSON value, as an experiment file would; where
  * prefixes errors ("spec.json: $.axes.seed[2]"), now and in
  * sim_config_validate's messages about the value. A plug-in's whole

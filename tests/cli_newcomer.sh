@@ -8,6 +8,7 @@
 BIN=${1:?usage: cli_newcomer.sh path/to/mooncake-sim}
 NAME=newcomer
 . "$(dirname "$0")/cli_lib.sh"
+ROOT=$(dirname "$0")/..
 
 printf '{"name": "small", "cluster": {"prefill": 2, "decode": 2},\n "trace": {"generator": {"kind": "kimi", "requests": 20}}}\n' >"$T/small.json"
 
@@ -28,6 +29,24 @@ expect 1 "" "$BIN" sweep "$T/axis.json" --out "$T/axis" --quiet
 grep -qF "\"$T/axis.json: \$.axes.scheduler.policy[1]: unknown placement policy 'kv-centric'" "$T/axis/sweep.csv" &&
     ok || bad "sweep.csv does not blame the axis: $(grep failed "$T/axis/sweep.csv" | head -c 300)"
 [ ! -e "$T/never" ] && ok || bad "a refused run wrote $T/never"
+
+# `--set PATH VALUE` (a space for the '='): the hint shows the one word.
+for cmd in run "search" "trace gen"; do
+    expect 2 "mooncake-sim: --set cluster.prefill: expected PATH=VALUE (write --set cluster.prefill=4)" \
+        "$BIN" $cmd "$T/small.json" --set cluster.prefill 4 --out "$T/never"
+done
+expect 2 "mooncake-sim: --set cluster.prefill: expected PATH=VALUE (write --set cluster.prefill=4)" \
+    "$BIN" run --set cluster.prefill 4 "$T/small.json" --out "$T/never"
+expect 2 "mooncake-sim: --set cluster.decode: expected PATH=VALUE (write --set cluster.decode=2)" \
+    "$BIN" capacity "$T/small.json" --vary trace.speed --target 'slo.attainment>=0.9' -S cluster.decode 2
+expect 2 "mooncake-sim: --set cluster.prefill: expected PATH=VALUE" "$BIN" run "$T/small.json" --set cluster.prefill
+# The target's '>' is a shell redirection unless quoted: help and docs quote it.
+expect 0 "--target 'METRIC>=X'" "$BIN" capacity --help
+for f in "$ROOT"/README.md "$ROOT"/docs/*.md; do
+    [ -f "$f" ] || continue
+    grep -n -- "--target [^'\"\$]" "$f" | grep -v -- "--target: " && bad "$f: an unquoted --target" || ok
+done
+[ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
 
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]

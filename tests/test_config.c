@@ -143,7 +143,7 @@ START_TEST(test_set_overrides)
     ck_assert_msg(strstr(err.msg, "out of range"), "%s", err.msg);
     ck_assert_int_eq(sim_config_set(&cfg, "slo.tbt_s=nan", &err), -1);
     ck_assert_int_eq(sim_config_set(&cfg, "noequals", &err), -1);
-    ck_assert_msg(strstr(err.msg, "expected path=value"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "expected PATH=VALUE"), "%s", err.msg);
 }
 END_TEST
 
