@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "models/cost.h"
@@ -589,14 +591,72 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
     return 0;
 }
 
+/* Is o a Mooncake trace record ({"timestamp": ..., "input_length": ...})? */
+static int is_trace_record(const json_t *o)
+{
+    return json_is_object(o) && json_object_get(o, "timestamp") &&
+           (json_object_get(o, "input_length") || json_object_get(o, "hash_ids"));
+}
+
+/* Does path hold a trace rather than an experiment: zstd-compressed (no
+ * experiment file is), an Azure CSV header, or a first line that is a
+ * Mooncake record? Read only when the file failed to load as JSON. */
+static int looks_like_trace(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int trace = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (n >= 4 && (unsigned char)line[0] == 0x28 && (unsigned char)line[1] == 0xb5 &&
+            (unsigned char)line[2] == 0x2f && (unsigned char)line[3] == 0xfd) {
+            trace = 1; /* the zstd frame magic, FD2FB528 little-endian */
+            break;
+        }
+        const char *p = line + strspn(line, " \t\r\n");
+        if (!*p)
+            continue;
+        if (strncmp(p, "TIMESTAMP,", 10) == 0) {
+            trace = 1;
+        } else if (*p == '{') {
+            json_t *o = json_loads(p, JSON_DISABLE_EOF_CHECK, NULL);
+            trace = is_trace_record(o);
+            json_decref(o);
+        }
+        break;
+    }
+    free(line);
+    fclose(f);
+    return trace;
+}
+
+/* The error for a trace given where an experiment file belongs: the
+ * example names path as a JSON string (escaped). Returns -1. */
+static int trace_not_experiment(const char *path, sim_err_t *err)
+{
+    json_t *s = json_string(path); /* NULL when path is not UTF-8 */
+    char *q = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    sim_errf(err, "%s looks like a trace, not an experiment file: name it in an experiment's "
+                  "trace.path (for example {\"trace\": {\"path\": %s}})",
+             path, q ? q : "\"...\"");
+    free(q);
+    json_decref(s);
+    return -1;
+}
+
 int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
 {
     json_t *root;
     if (sim_json_load(path, &root, err) != 0)
-        return -1;
+        return looks_like_trace(path) ? trace_not_experiment(path, err) : -1;
     int rc;
     if (!json_is_object(root))
         rc = sim_errf(err, "%s: $: expected an object", path);
+    else if (is_trace_record(root)) /* a trace of one request */
+        rc = trace_not_experiment(path, err);
     else
         rc = walk(cfg, root, "", path, err);
     json_decref(root);

@@ -48,5 +48,24 @@ for f in "$ROOT"/README.md "$ROOT"/docs/*.md; do
 done
 [ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
 
+# A trace where an experiment belongs: recognised, pointed at trace.path.
+"$BIN" trace gen "$T/small.json" --out "$T/t.jsonl" 2>"$T/err" || bad "trace gen: $(cat "$T/err")"
+head -n 1 "$T/t.jsonl" >"$T/one.jsonl"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n' >"$T/az.csv"
+for f in t.jsonl one.jsonl az.csv; do
+    expect 2 "mooncake-sim: $T/$f looks like a trace, not an experiment file: name it in an experiment's trace.path (for example {\"trace\": {\"path\": \"$T/$f\"}})" \
+        "$BIN" run "$T/$f" --out "$T/never"
+done
+if command -v zstd >/dev/null 2>&1; then
+    zstd -q "$T/t.jsonl" -o "$T/t.jsonl.zst"
+    expect 2 "$T/t.jsonl.zst looks like a trace, not an experiment file" "$BIN" run "$T/t.jsonl.zst" --out "$T/never"
+    expect 2 "$T/t.jsonl.zst looks like a trace" "$BIN" capacity "$T/t.jsonl.zst" --vary trace.speed --target 'slo.attainment>=1'
+else
+    echo "SKIP: a zstd trace given to run (no zstd command)"
+fi
+printf '{"cluster": {"prefill": 2}\n' >"$T/broken.json"
+expect 2 "$T/broken.json:2:0: '}' expected" "$BIN" run "$T/broken.json" --out "$T/never"
+[ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
+
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
