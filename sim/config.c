@@ -827,6 +827,22 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
         if (access(path_buf, F_OK) != 0)
             path_buf[n - 4] = '.';
     }
+    /* A variable set to the wrong folder reads otherwise as a missing file:
+     * name the variable, its value and what the folder lacks. */
+    const char *var = strstr(cfg->trace.path, "${");
+    if (var && access(path_buf, F_OK) != 0 && errno == ENOENT) {
+        size_t vl = strcspn(var + 2, "}");
+        const char *rest = var + 2 + vl + (var[2 + vl] == '}');
+        rest += *rest == '/';
+        size_t rl = strlen(rest);
+        int zst = rl > 4 && strcmp(rest + rl - 4, ".zst") == 0;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)vl, var + 2);
+        return sim_errf(err, "%s: $.trace.path: %s is %s, which does not hold %s%s%.*s%s: set it "
+                             "to the folder holding the traces",
+                        src, name, getenv(name), rest, zst ? " (or " : "", zst ? (int)rl - 4 : 0,
+                        rest, zst ? ")" : "");
+    }
     *out = (trace_open_args_t){
         .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
         .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,

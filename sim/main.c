@@ -851,6 +851,12 @@ static int bench_parse(int argc, char **argv, char *tpath, size_t len, int *repe
         snprintf(tpath, len, "%s/conversation_trace.jsonl.zst", d);
         if (access(tpath, R_OK) != 0) /* as `make traces` stores it */
             snprintf(tpath, len, "%s/conversation_trace.jsonl", d);
+        if (access(tpath, R_OK) != 0) {
+            fprintf(stderr, "mooncake-sim bench: MOONCAKE_TRACES is %s, which holds no "
+                            "conversation_trace.jsonl.zst (or .jsonl): set it to the folder "
+                            "holding the traces, or pass --trace FILE\n", d);
+            return EXIT_USAGE;
+        }
     }
     return -1;
 }

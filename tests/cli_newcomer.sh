@@ -67,5 +67,27 @@ printf '{"cluster": {"prefill": 2}\n' >"$T/broken.json"
 expect 2 "$T/broken.json:2:0: '}' expected" "$BIN" run "$T/broken.json" --out "$T/never"
 [ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
 
+# MOONCAKE_TRACES unset and MOONCAKE_TRACES naming the wrong folder are told apart.
+mkdir -p "$T/empty"
+E=$ROOT/experiments
+(unset MOONCAKE_TRACES; expect 2 "conversation_8p8d.json: \$.trace.path: environment variable MOONCAKE_TRACES is not set" \
+    "$BIN" run "$E/conversation_8p8d.json" --out "$T/never")
+MOONCAKE_TRACES=$T/empty expect 2 "conversation_8p8d.json: \$.trace.path: MOONCAKE_TRACES is $T/empty, which does not hold conversation_trace.jsonl.zst (or conversation_trace.jsonl): set it to the folder holding the traces" \
+    "$BIN" run "$E/conversation_8p8d.json" --out "$T/never"
+MOONCAKE_TRACES=$T/empty expect 2 "MOONCAKE_TRACES is $T/empty, which holds no conversation_trace.jsonl.zst" "$BIN" bench
+(unset MOONCAKE_TRACES; expect 2 "set MOONCAKE_TRACES to the folder" "$BIN" bench)
+why() { MOONCAKE_TRACES=$1 sh -c '. "$0"; traces_missing "$1"' "$E/needs.sh" "$E/arxiv/fig13_real.sh"; }
+[ "$(why "")" = "needs MOONCAKE_TRACES (conversation trace), which is not set" ] && ok ||
+    bad "needs.sh without MOONCAKE_TRACES: $(why "")"
+[ "$(why "$T/empty")" = "needs MOONCAKE_TRACES (conversation trace): $T/empty holds no conversation_trace.jsonl.zst (or .jsonl)" ] &&
+    ok || bad "needs.sh with MOONCAKE_TRACES a wrong folder: $(why "$T/empty")"
+# an experiment script's own lookup (experiments/lib.sh) says the same
+mkdir -p "$T/x/experiments/a" "$T/x/bin" && : >"$T/x/Makefile" && cp "$BIN" "$T/x/bin/mooncake-sim" &&
+    cp "$E/lib.sh" "$T/x/experiments/" &&
+    printf '. "$(dirname "$0")/../lib.sh"\ntrace_file conversation_trace\n' >"$T/x/experiments/a/s.sh"
+MOONCAKE_TRACES=$T/empty expect 2 "MOONCAKE_TRACES is $T/empty, which holds no conversation_trace.jsonl.zst or conversation_trace.jsonl" \
+    sh "$T/x/experiments/a/s.sh"
+[ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
+
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
