@@ -28,15 +28,28 @@ typedef sim_param_t field_t;
 /* A number in [lo, hi] or exactly the sentinel x (-1: the hardware's; 0: off). */
 #define FX(p, m, x, lo, hi, d, h) SIM_PARAM_NX(p, sim_config_t, m, x, lo, hi, d, h)
 #define FS(p, m, d, h) SIM_PARAM_S(p, sim_config_t, m, d, h)
+/* A string naming an entry of the registry whose names fn lists (--help). */
+#define FN(p, m, d, fn, h) SIM_PARAM_SN(p, sim_config_t, m, d, fn, h)
 #define BIG 9007199254740992.0 /* 2^53: exact in a double */
+
+/* The names trace.format and trace.generator.kind take, for the help. */
+static void format_names(char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "auto, ");
+    if (n < len)
+        trace_source_names(buf + n, len - n, 0);
+}
+
+static void generator_names(char *buf, size_t len) { trace_source_names(buf, len, 1); }
 
 static const field_t fields[] = {
     FS("name", name, "default", "experiment name: results go to results/<name> unless --out"),
     FS("description", description, "", "free text, copied to the effective config"),
     FI("seed", seed, 0, BIG, "42", "master random seed; every random stream derives from it"),
-    FS("model", model, "llama2-70b", "model descriptor"),
-    FS("hardware", hardware, "a800x8", "hardware descriptor of every node"),
-    FS("system.kind", system.kind, "pd",
+    FN("model", model, "llama2-70b", model_llm_names, "model descriptor (models/llm.c)"),
+    FN("hardware", hardware, "a800x8", model_hw_names,
+       "hardware descriptor of every node (models/hw.c)"),
+    FN("system.kind", system.kind, "pd", sim_system_names,
        "serving system: pd (Mooncake's prefill/decode disaggregation), vllm, vllm_pc (prefix "
        "caching), vllm_cp (chunked prefill); each system's own parameters go in system.params"),
     FI("cluster.prefill", cluster.prefill, 0, 4096, "8",
@@ -61,14 +74,15 @@ static const field_t fields[] = {
        "CPP chunk, tokens: uncached prompts longer than this are cut into chunks"),
     FS("trace.path", trace.path, "",
        "trace file (Mooncake JSONL or Azure CSV, plain or zstd); ${VAR} expands"),
-    FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
+    FN("trace.format", trace.format, "auto", format_names,
+       "auto (detect from the content) or a reader: mooncake (JSONL), azure (CSV)"),
     FD("trace.speed", trace.speed, 1e-6, 1e6, "1",
        "replay-speed multiplier: 2 replays twice as fast (an arrival pushed past int64 ns is an "
        "error of the record)"),
     FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
     FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
        "cut every request's output to at most this many tokens (0 = as in the trace)"),
-    FS("trace.generator.kind", trace.generator.kind, "",
+    FN("trace.generator.kind", trace.generator.kind, "", generator_names,
        "synthetic generator instead of a file (kimi, arxiv, leval, longctx); empty = none; each reads only some trace.generator keys (listed at the end)"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
        "requests to generate"),
@@ -112,15 +126,16 @@ static const field_t fields[] = {
        "131072", "a turn that would exceed this starts a new session"),
     FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
        "longctx generator: prompt length in tokens"),
-    FS("scheduler.policy", scheduler.policy, "kvcentric",
+    FN("scheduler.policy", scheduler.policy, "kvcentric", sim_place_names,
        "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
        "random, round_robin, power_of_d; each policy's own parameters go in scheduler.params"),
     FD("scheduler.schedule_s", scheduler.schedule_s, 0, 1e3, "0.05",
        "the Conductor's decision time per request, s, inside TTFT (FAST'25 Fig. 14's Schedule "
        "column; disaggregated serving only)"),
-    FS("admission.policy", admission.policy, "none",
+    FN("admission.policy", admission.policy, "none", sim_admit_names,
        "admission control: none, baseline, early, predictive"),
-    FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
+    FN("cost.model", cost.model, "fitted", model_cost_names,
+       "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
        "cost.model fitted: a calibration file, or the name of a built-in one (models/calib/NAME.json); "
        "empty = the built-in one for the hardware and model"),
@@ -132,7 +147,7 @@ static const field_t fields[] = {
     FS("cache.scope", cache.scope, "global",
        "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
        "another node holds"),
-    FS("cache.policy", cache.policy, "lru", "eviction policy: lru, lfu, length_aware"),
+    FN("cache.policy", cache.policy, "lru", sim_evict_names, "eviction policy: lru, lfu, length_aware"),
     FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",

@@ -99,7 +99,10 @@ static int load_config(sim_config_t *cfg, const char *path, const char **sets, i
 
 static const char run_usage[] =
     "usage: mooncake-sim run EXP.json [options]\n"
-    "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n"
+    "Simulate one experiment and write DIR/summary.json (the metrics), requests.csv\n"
+    "(one row per request), timeseries.csv (every metrics.interval_s; a header only\n"
+    "when 0), config.json (the effective config, which reruns it) and timing.json\n"
+    "(wall and CPU time, events; not a result). See docs/outputs.md.\n"
     "A DIR whose config.json is another experiment's is refused (exit 2) unless --force.\n\n";
 
 static const sim_opt_t run_opts[] = {
@@ -960,7 +963,9 @@ static const char main_help[] =
     "  compare BASE NEW  compare two runs' summaries, with regression bounds for CI\n"
     "                    (see 'compare --help')\n"
     "  check DIR...      verify a run's outputs against their documented invariants\n"
-    "  calib fit ...     fit cost models to measurements\n"
+    "  calib fit ...     fit cost models to measurements; also calib report,\n"
+    "                    calib roofline (from GPU specs), calib tcp (network time by\n"
+    "                    message size) (see 'calib --help')\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"
     "  -V, --version     print the version\n";

@@ -89,5 +89,32 @@ MOONCAKE_TRACES=$T/empty expect 2 "MOONCAKE_TRACES is $T/empty, which holds no c
     sh "$T/x/experiments/a/s.sh"
 [ ! -e "$T/never" ] && ok || bad "a refused command wrote $T/never"
 
+# The help lists what it promises: each name-valued key's valid names (the
+# same ones its error lists), every calib subcommand, every file run writes.
+"$BIN" run --help-config >"$T/hc"
+for k in model hardware trace.format trace.generator.kind system.kind scheduler.policy \
+    admission.policy cache.policy cost.model; do
+    listed=$(sed -n "s/^  $k  *string default [^ ]*  {\(.*\)}\$/\1/p" "$T/hc" | tr '|' ' ')
+    "$BIN" run "$T/small.json" --set "$k=none-such" --out "$T/never" 2>"$T/err"
+    valid=$(sed -n 's/.*(valid: \(.*\))$/\1/p' "$T/err" | sed 's/,//g')
+    [ -n "$listed" ] && [ "$listed" = "$valid" ] && ok ||
+        bad "--help-config lists '$listed' for $k, its error '$valid'"
+done
+"$BIN" --help >"$T/help"
+for c in fit report roofline tcp; do
+    grep -q "calib $c" "$T/help" && ok || bad "mooncake-sim --help does not name calib $c"
+done
+"$BIN" run --help >"$T/help"
+"$BIN" run "$T/small.json" --quiet --out "$T/files" 2>"$T/err" || bad "run small.json: $(cat "$T/err")"
+for f in $(ls "$T/files"); do
+    grep -qF "$f" "$T/help" && ok || bad "run --help does not name $f, which run writes"
+done
+gens=$(sed -n 's/^  trace.generator.kind  *string default [^ ]*  {\(.*\)}$/\1/p' "$T/hc" | tr '|' ' ')
+row=$(grep '^| `trace.generator.kind`' "$ROOT/docs/cli.md")
+for g in $gens; do
+    case "$row" in *"\`$g\`"*) ok ;; *) bad "docs/cli.md's trace.generator.kind row lacks $g" ;; esac
+done
+grep -q -- '--allow-run-as-root' "$ROOT/docs/sweeps.md" && ok || bad "docs/sweeps.md does not say how to run mpirun as root"
+
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
