@@ -116,5 +116,14 @@ for g in $gens; do
 done
 grep -q -- '--allow-run-as-root' "$ROOT/docs/sweeps.md" && ok || bad "docs/sweeps.md does not say how to run mpirun as root"
 
+# compare: the headline metrics head the table, TTFT first.
+"$BIN" run "$T/small.json" --quiet --set scheduler.policy=random --out "$T/files2" 2>"$T/err" ||
+    bad "run small.json: $(cat "$T/err")"
+"$BIN" compare "$T/files" "$T/files2" >"$T/cmp" 2>&1 || bad "compare: $(cat "$T/cmp")"
+[ "$(sed -n '4s/ .*//p' "$T/cmp")" = ttft_s.p50 ] && ok || bad "compare's first row is not ttft_s.p50: $(head -5 "$T/cmp")"
+head -14 "$T/cmp" | grep -q "^slo.effective_request_capacity " && head -14 "$T/cmp" | grep -q "^goodput_rps " && ok ||
+    bad "compare's head lacks the SLO and throughput rows: $(head -14 "$T/cmp")"
+[ "$(grep -c '^ttft_s.p90 ' "$T/cmp")" = 1 ] && ok || bad "compare printed ttft_s.p90 more than once"
+
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
