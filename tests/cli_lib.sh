@@ -27,8 +27,10 @@ expect() {
 
 # traces_why FILE...: nothing when MOONCAKE_TRACES holds every FILE (a
 # name there; X.zst also as X, as `make traces` stores it); else why not,
-# telling an unset variable from one naming the wrong folder.
+# telling an unset variable from one naming the wrong folder. No FILE:
+# nothing is needed.
 traces_why() {
+    [ $# -gt 0 ] || return 0
     if [ -z "${MOONCAKE_TRACES:-}" ]; then
         echo "MOONCAKE_TRACES not set"
         return 0
