@@ -147,7 +147,8 @@ static const field_t fields[] = {
     FS("cache.scope", cache.scope, "global",
        "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
        "another node holds"),
-    FN("cache.policy", cache.policy, "lru", sim_evict_names, "eviction policy: lru, lfu, length_aware"),
+    FN("cache.policy", cache.policy, "lru", sim_evict_names,
+       "eviction policy: lru, lfu, length_aware"),
     FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",

@@ -36,8 +36,8 @@ const char *tests_traces_why(void)
     const char *d = getenv("MOONCAKE_TRACES");
     if (!d || !*d)
         return "MOONCAKE_TRACES not set";
-    snprintf(why, sizeof why, "MOONCAKE_TRACES=%s holds no conversation_trace.jsonl.zst (or .jsonl)",
-             d);
+    snprintf(why, sizeof why,
+             "MOONCAKE_TRACES=%s holds no conversation_trace.jsonl.zst (or .jsonl)", d);
     return why;
 }
 

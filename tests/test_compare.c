@@ -180,7 +180,8 @@ START_TEST(test_compare_identical)
     const char *p50 = strstr(text, "\nttft_s.p50 "), *p90 = strstr(text, "\nttft_s.p90 ");
     const char *p99 = strstr(text, "\nttft_s.p99 "), *att = strstr(text, "\nslo.attainment ");
     const char *rest = strstr(text, "\n(the rest by path)\n");
-    const char *hit = strstr(text, "\ncache.hit_rate_tokens "), *req = strstr(text, "\nrequests.completed ");
+    const char *hit = strstr(text, "\ncache.hit_rate_tokens ");
+    const char *req = strstr(text, "\nrequests.completed ");
     const char *mean = strstr(text, "\nttft_s.mean ");
     ck_assert_msg(p50 && p90 && p99 && att && rest && hit && req && mean, "%s", text);
     ck_assert_msg(p50 < p90 && p90 < p99 && p99 < att && att < rest && rest < hit && hit < req &&

@@ -186,8 +186,8 @@ START_TEST(test_set_blamed)
     sim_err_t err;
     sim_config_defaults(&cfg);
     json_t *v = json_string("lfu2");
-    ck_assert_int_eq(sim_config_set_json(&cfg, "cache.policy", v, "spec.json: $.axes.cache.policy[1]",
-                                         &err), 0);
+    ck_assert_int_eq(
+        sim_config_set_json(&cfg, "cache.policy", v, "spec.json: $.axes.cache.policy[1]", &err), 0);
     json_decref(v);
     ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
     ck_assert_int_eq(sim_config_validate(&cfg, "base.json", &err), -1);
