@@ -125,5 +125,10 @@ head -14 "$T/cmp" | grep -q "^slo.effective_request_capacity " && head -14 "$T/c
     bad "compare's head lacks the SLO and throughput rows: $(head -14 "$T/cmp")"
 [ "$(grep -c '^ttft_s.p90 ' "$T/cmp")" = 1 ] && ok || bad "compare printed ttft_s.p90 more than once"
 
+# search's varied parameter is not a --set: a run's bad value names the run.
+expect 2 "small.json: a run with trace.generator.prompt_tok=2000: generator 'kimi' does not read it" \
+    "$BIN" search "$T/small.json" --param trace.generator.prompt_tok --lo 2000 --out "$T/never"
+[ ! -e "$T/never" ] && ok || bad "a refused search wrote $T/never"
+
 echo "cli_newcomer: $pass passed, $fail failed"
 [ "$fail" = 0 ]
