@@ -153,6 +153,7 @@ test: deps
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
 	sh tests/validation.sh
+	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
@@ -230,6 +231,7 @@ cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
 	sh tests/validation.sh
+	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)

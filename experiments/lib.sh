@@ -18,7 +18,7 @@ trace_file() { # name without extension -> existing .jsonl.zst or .jsonl
     for f in "$MOONCAKE_TRACES/$1.jsonl.zst" "$MOONCAKE_TRACES/$1.jsonl"; do
         [ -r "$f" ] && { echo "$f"; return 0; }
     done
-    echo "$0: no $1 trace in $MOONCAKE_TRACES" >&2
+    echo "$0: MOONCAKE_TRACES is $MOONCAKE_TRACES, which holds no $1.jsonl.zst or $1.jsonl" >&2
     exit 2
 }
 # fresh_dir DIR: DIR, emptied. A script's work folder starts empty: `run`

@@ -257,11 +257,12 @@ done:
 /* ---- capacity ---- */
 
 static const char capacity_usage[] =
-    "usage: mooncake-sim capacity EXP.json --vary KEY --target METRIC>=X [options]\n"
+    "usage: mooncake-sim capacity EXP.json --vary KEY --target 'METRIC>=X' [options]\n"
     "The highest value of a numeric config key (KEY: trace.speed, trace.generator.\n"
     "rate_rps, ...) at which the run's METRIC (a number of summary.json by dotted path:\n"
     "slo.attainment, ttft_s.p90, goodput_rps, ...) meets the target; the operator is\n"
-    ">=, <=, > or <. The target must get harder to meet as KEY grows.\n"
+    ">=, <=, > or <; quote the target ('slo.attainment>=0.99'), or the shell reads >\n"
+    "as a redirection. The target must get harder to meet as KEY grows.\n"
     "Runs EXP at --lo (default: EXP's own value of KEY), which must meet the target\n"
     "(else there is no capacity, exit 0), then at --hi, doubled while the target is\n"
     "met, then at midpoints until (hi - lo) / lo <= tol. Each run is the experiment as\n"
@@ -271,7 +272,7 @@ static const char capacity_usage[] =
 
 static const sim_opt_t capacity_opts[] = {
     {OPT_VARY, "vary", 'v', "KEY", "the numeric config key varied (required)"},
-    {OPT_TARGET, "target", 'T', "M>=X", "the target (required)"},
+    {OPT_TARGET, "target", 'T', "'M>=X'", "the target, quoted (required)"},
     {OPT_LO, "lo", 'l', "X", "first value, which must meet the target (default EXP's)"},
     {OPT_HI, "hi", 'H', "Y", "first upper bound tried (default 2 lo)"},
     {OPT_TOL, "tol", 't', "T", "relative tolerance (default 0.02)"},
@@ -473,15 +474,23 @@ static int cap_parse(int argc, char **argv, cap_cli_t *c)
     const char *arg;
     int id, rc = -1;
     sim_opts_t *op = sim_opts_new(capacity_opts, argc, argv);
-    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END)
+    sim_err_t err;
+    while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
         rc = cap_opt(c, id, arg);
+        /* the word after --set's argument, not yet moved by getopt */
+        if (rc < 0 && id == OPT_SET &&
+            sim_config_check_set_arg(arg, optind < argc ? argv[optind] : NULL, &err) != 0) {
+            fprintf(stderr, "mooncake-sim: %s\n", err.msg);
+            rc = EXIT_USAGE;
+        }
+    }
     sim_opts_free(op);
     if (rc >= 0)
         return rc;
     if (optind != argc - 1)
         return sim_opts_usage_error("capacity", "expected exactly one experiment file");
     if (!c->key || !c->target)
-        return sim_opts_usage_error("capacity", "--vary KEY and --target METRIC>=X are required");
+        return sim_opts_usage_error("capacity", "--vary KEY and --target 'METRIC>=X' are required");
     return -1;
 }
 

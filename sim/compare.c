@@ -241,6 +241,25 @@ static int merge_order(const sim_cmp_flat_t *a, size_t i, const sim_cmp_flat_t *
     return strcmp(a->m[i].path, b->m[k].path);
 }
 
+/* The metrics a reader looks at first, in this order, at the head of the
+ * table: latency (TTFT, TBT), the SLO, capacity, throughput. */
+static const char *const headline[] = {
+    "ttft_s.p50",     "ttft_s.p90",
+    "ttft_s.p99",     "tbt_s.p90",
+    "tbt_s.p99",      "tbt_top10_s.p90",
+    "slo.attainment", "slo.effective_request_capacity",
+    "throughput_rps", "goodput_rps",
+};
+#define N_HEADLINE (sizeof headline / sizeof headline[0])
+
+static int is_headline(const char *path)
+{
+    for (size_t i = 0; i < N_HEADLINE; i++)
+        if (strcmp(path, headline[i]) == 0)
+            return 1;
+    return 0;
+}
+
 void sim_cmp_print_table(FILE *out, const sim_cmp_flat_t *base, const sim_cmp_flat_t *new_f)
 {
     int w = (int)strlen("metric");
@@ -248,11 +267,23 @@ void sim_cmp_print_table(FILE *out, const sim_cmp_flat_t *base, const sim_cmp_fl
         w = SIM_MAX(w, (int)strlen(base->m[i].path));
     fprintf(out, "base: %s\nnew:  %s\n", base->file, new_f->file);
     fprintf(out, "%-*s %18s %18s %18s %10s\n", w, "metric", "base", "new", "delta", "rel");
+    int n_head = 0;
+    for (size_t h = 0; h < N_HEADLINE; h++) {
+        const sim_cmp_metric_t *a = sim_cmp_find(base, headline[h]);
+        const sim_cmp_metric_t *b = sim_cmp_find(new_f, headline[h]);
+        if (a && b) {
+            print_row(out, w, a->path, a->value, b->value);
+            n_head++;
+        }
+    }
+    if (n_head)
+        fprintf(out, "(the rest by path)\n");
     size_t i = 0, k = 0, n_only = 0;
     while (i < base->n || k < new_f->n) {
         int c = merge_order(base, i, new_f, k);
         if (c == 0) {
-            print_row(out, w, base->m[i].path, base->m[i].value, new_f->m[k].value);
+            if (!is_headline(base->m[i].path))
+                print_row(out, w, base->m[i].path, base->m[i].value, new_f->m[k].value);
             i++, k++;
         } else {
             n_only++;

@@ -88,8 +88,11 @@ sim_cmp_eval_t sim_cmp_eval(const sim_cmp_bound_t *b, double base, double new_va
 int sim_cmp_check(const sim_cmp_flat_t *base, const sim_cmp_flat_t *new_f,
                   const sim_cmp_bound_t *b, size_t n_b, sim_cmp_eval_t *evals, sim_err_t *err);
 
-/* Print the table (metric, base, new, delta, relative delta; sorted by
- * path; then the metrics present in only one summary) to out. */
+/* Print the table (metric, base, new, delta, relative delta) to out: the
+ * headline metrics both hold first (TTFT p50/p90/p99, TBT p90/p99 and
+ * the SLO's top-10% p90, SLO attainment, effective request capacity,
+ * throughput, goodput), a line "(the rest by path)", every other metric
+ * both hold sorted by path, then the metrics present in only one. */
 void sim_cmp_print_table(FILE *out, const sim_cmp_flat_t *base, const sim_cmp_flat_t *new_f);
 
 /* Print one line for a bound's outcome ("VIOLATED ..." or "ok ..."). */

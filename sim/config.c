@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "models/cost.h"
@@ -26,15 +28,28 @@ typedef sim_param_t field_t;
 /* A number in [lo, hi] or exactly the sentinel x (-1: the hardware's; 0: off). */
 #define FX(p, m, x, lo, hi, d, h) SIM_PARAM_NX(p, sim_config_t, m, x, lo, hi, d, h)
 #define FS(p, m, d, h) SIM_PARAM_S(p, sim_config_t, m, d, h)
+/* A string naming an entry of the registry whose names fn lists (--help). */
+#define FN(p, m, d, fn, h) SIM_PARAM_SN(p, sim_config_t, m, d, fn, h)
 #define BIG 9007199254740992.0 /* 2^53: exact in a double */
+
+/* The names trace.format and trace.generator.kind take, for the help. */
+static void format_names(char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "auto, ");
+    if (n < len)
+        trace_source_names(buf + n, len - n, 0);
+}
+
+static void generator_names(char *buf, size_t len) { trace_source_names(buf, len, 1); }
 
 static const field_t fields[] = {
     FS("name", name, "default", "experiment name: results go to results/<name> unless --out"),
     FS("description", description, "", "free text, copied to the effective config"),
     FI("seed", seed, 0, BIG, "42", "master random seed; every random stream derives from it"),
-    FS("model", model, "llama2-70b", "model descriptor"),
-    FS("hardware", hardware, "a800x8", "hardware descriptor of every node"),
-    FS("system.kind", system.kind, "pd",
+    FN("model", model, "llama2-70b", model_llm_names, "model descriptor (models/llm.c)"),
+    FN("hardware", hardware, "a800x8", model_hw_names,
+       "hardware descriptor of every node (models/hw.c)"),
+    FN("system.kind", system.kind, "pd", sim_system_names,
        "serving system: pd (Mooncake's prefill/decode disaggregation), vllm, vllm_pc (prefix "
        "caching), vllm_cp (chunked prefill); each system's own parameters go in system.params"),
     FI("cluster.prefill", cluster.prefill, 0, 4096, "8",
@@ -59,14 +74,15 @@ static const field_t fields[] = {
        "CPP chunk, tokens: uncached prompts longer than this are cut into chunks"),
     FS("trace.path", trace.path, "",
        "trace file (Mooncake JSONL or Azure CSV, plain or zstd); ${VAR} expands"),
-    FS("trace.format", trace.format, "auto", "auto (detect) or a reader name"),
+    FN("trace.format", trace.format, "auto", format_names,
+       "auto (detect from the content) or a reader: mooncake (JSONL), azure (CSV)"),
     FD("trace.speed", trace.speed, 1e-6, 1e6, "1",
        "replay-speed multiplier: 2 replays twice as fast (an arrival pushed past int64 ns is an "
        "error of the record)"),
     FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
     FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
        "cut every request's output to at most this many tokens (0 = as in the trace)"),
-    FS("trace.generator.kind", trace.generator.kind, "",
+    FN("trace.generator.kind", trace.generator.kind, "", generator_names,
        "synthetic generator instead of a file (kimi, arxiv, leval, longctx); empty = none; each reads only some trace.generator keys (listed at the end)"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
        "requests to generate"),
@@ -110,15 +126,16 @@ static const field_t fields[] = {
        "131072", "a turn that would exceed this starts a new session"),
     FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
        "longctx generator: prompt length in tokens"),
-    FS("scheduler.policy", scheduler.policy, "kvcentric",
+    FN("scheduler.policy", scheduler.policy, "kvcentric", sim_place_names,
        "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
        "random, round_robin, power_of_d; each policy's own parameters go in scheduler.params"),
     FD("scheduler.schedule_s", scheduler.schedule_s, 0, 1e3, "0.05",
        "the Conductor's decision time per request, s, inside TTFT (FAST'25 Fig. 14's Schedule "
        "column; disaggregated serving only)"),
-    FS("admission.policy", admission.policy, "none",
+    FN("admission.policy", admission.policy, "none", sim_admit_names,
        "admission control: none, baseline, early, predictive"),
-    FS("cost.model", cost.model, "fitted", "cost model: fitted (calibration file) or roofline"),
+    FN("cost.model", cost.model, "fitted", model_cost_names,
+       "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
        "cost.model fitted: a calibration file, or the name of a built-in one (models/calib/NAME.json); "
        "empty = the built-in one for the hardware and model"),
@@ -130,7 +147,8 @@ static const field_t fields[] = {
     FS("cache.scope", cache.scope, "global",
        "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
        "another node holds"),
-    FS("cache.policy", cache.policy, "lru", "eviction policy: lru, lfu, length_aware"),
+    FN("cache.policy", cache.policy, "lru", sim_evict_names,
+       "eviction policy: lru, lfu, length_aware"),
     FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",
@@ -211,6 +229,68 @@ void sim_config_defaults(sim_config_t *cfg)
 {
     sim_params_defaults(&table, cfg);
     memset(cfg->inputs, 0, sizeof cfg->inputs);
+    cfg->n_origins = 0;
+}
+
+/* ---- where a value came from ---- */
+
+/* Forget who set path and every key under it ("scheduler.params" drops
+ * "scheduler.params.KEY" too): the value is the file's, or about to be
+ * another setter's. */
+static void origin_drop(sim_config_t *cfg, const char *path)
+{
+    size_t n = strlen(path);
+    int k = 0;
+    for (int i = 0; i < cfg->n_origins; i++) {
+        const char *p = cfg->origins[i].path;
+        if (strncmp(p, path, n) == 0 && (p[n] == '\0' || p[n] == '.'))
+            continue;
+        if (k != i)
+            cfg->origins[k] = cfg->origins[i];
+        k++;
+    }
+    cfg->n_origins = k;
+}
+
+/* Record that where set path (after the file). A full table keeps its
+ * entries: the key's messages then name the file, as they would without
+ * the record. */
+static void origin_put(sim_config_t *cfg, const char *path, const char *where)
+{
+    origin_drop(cfg, path);
+    if (cfg->n_origins == SIM_CFG_MAX_ORIGINS || strlen(path) >= sizeof cfg->origins[0].path)
+        return;
+    sim_cfg_origin_t *o = &cfg->origins[cfg->n_origins++];
+    snprintf(o->path, sizeof o->path, "%s", path);
+    size_t wl = strlen(where);
+    if (wl < sizeof o->where)
+        memcpy(o->where, where, wl + 1);
+    else /* a long --set value: cut, and say so */
+        snprintf(o->where, sizeof o->where, "%.*s...", (int)sizeof o->where - 4, where);
+}
+
+/* The location to name in a message about the value of path: who set it
+ * after the file ("--set model=x"), else "src: $.path". A plug-in
+ * parameter ("scheduler.params.KEY") set with its whole object names the
+ * object's setter. Returns buf. */
+static const char *origin_at(const sim_config_t *cfg, const char *path, const char *src, char *buf,
+                             size_t len)
+{
+    const sim_cfg_origin_t *best = NULL;
+    size_t best_n = 0;
+    for (int i = 0; i < cfg->n_origins; i++) {
+        const char *p = cfg->origins[i].path;
+        size_t n = strlen(p);
+        if (strncmp(path, p, n) == 0 && (path[n] == '\0' || path[n] == '.') && n >= best_n) {
+            best = &cfg->origins[i];
+            best_n = n;
+        }
+    }
+    if (best)
+        snprintf(buf, len, "%s", best->where);
+    else
+        snprintf(buf, len, "%s: $.%s", src, path);
+    return buf;
 }
 
 const char *sim_config_input_value(const sim_config_t *cfg, sim_input_kind_t k)
@@ -390,14 +470,17 @@ static int group_build(const sim_config_t *cfg, const group_t *g, const char *sr
     const char *name = (const char *)cfg + find_field(g->policy)->off;
     const sim_params_t *t = g->table(name);
     const sim_cfg_params_t *ps = ckvs(cfg, g);
+    char where[1200];
     if (!t)
-        return sim_errf(err, "%s: $.%s: unknown %s '%s'", src, g->policy, g->what, name);
+        return sim_errf(err, "%s: unknown %s '%s'",
+                        origin_at(cfg, g->policy, src, where, sizeof where), g->what, name);
     void *obj = t->n ? sim_xmalloc(t->size, "plug-in parameters") : NULL;
     if (obj)
         sim_params_defaults(t, obj);
     for (int i = 0; i < ps->n; i++) {
-        char where[600];
-        snprintf(where, sizeof where, "%s: $.%s.%s", src, g->path, ps->v[i].key);
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", g->path, ps->v[i].key);
+        origin_at(cfg, path, src, where, sizeof where);
         const sim_param_t *p = sim_params_find(t, ps->v[i].key);
         if (!p) {
             char keys[512];
@@ -494,9 +577,11 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
         if (f) {
             if (sim_params_set_json(f, cfg, val, where, err) != 0)
                 return -1;
+            origin_drop(cfg, path);
         } else if (g) {
             if (!json_is_object(val))
                 return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
+            origin_drop(cfg, path);
             const char *k;
             json_t *v;
             json_object_foreach(val, k, v) {
@@ -522,14 +607,72 @@ static int walk(sim_config_t *cfg, const json_t *obj, const char *prefix, const 
     return 0;
 }
 
+/* Is o a Mooncake trace record ({"timestamp": ..., "input_length": ...})? */
+static int is_trace_record(const json_t *o)
+{
+    return json_is_object(o) && json_object_get(o, "timestamp") &&
+           (json_object_get(o, "input_length") || json_object_get(o, "hash_ids"));
+}
+
+/* Does path hold a trace rather than an experiment: zstd-compressed (no
+ * experiment file is), an Azure CSV header, or a first line that is a
+ * Mooncake record? Read only when the file failed to load as JSON. */
+static int looks_like_trace(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int trace = 0;
+    while ((n = getline(&line, &cap, f)) > 0) {
+        if (n >= 4 && (unsigned char)line[0] == 0x28 && (unsigned char)line[1] == 0xb5 &&
+            (unsigned char)line[2] == 0x2f && (unsigned char)line[3] == 0xfd) {
+            trace = 1; /* the zstd frame magic, FD2FB528 little-endian */
+            break;
+        }
+        const char *p = line + strspn(line, " \t\r\n");
+        if (!*p)
+            continue;
+        if (strncmp(p, "TIMESTAMP,", 10) == 0) {
+            trace = 1;
+        } else if (*p == '{') {
+            json_t *o = json_loads(p, JSON_DISABLE_EOF_CHECK, NULL);
+            trace = is_trace_record(o);
+            json_decref(o);
+        }
+        break;
+    }
+    free(line);
+    fclose(f);
+    return trace;
+}
+
+/* The error for a trace given where an experiment file belongs: the
+ * example names path as a JSON string (escaped). Returns -1. */
+static int trace_not_experiment(const char *path, sim_err_t *err)
+{
+    json_t *s = json_string(path); /* NULL when path is not UTF-8 */
+    char *q = s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
+    sim_errf(err, "%s looks like a trace, not an experiment file: name it in an experiment's "
+                  "trace.path (for example {\"trace\": {\"path\": %s}})",
+             path, q ? q : "\"...\"");
+    free(q);
+    json_decref(s);
+    return -1;
+}
+
 int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
 {
     json_t *root;
     if (sim_json_load(path, &root, err) != 0)
-        return -1;
+        return looks_like_trace(path) ? trace_not_experiment(path, err) : -1;
     int rc;
     if (!json_is_object(root))
         rc = sim_errf(err, "%s: $: expected an object", path);
+    else if (is_trace_record(root)) /* a trace of one request */
+        rc = trace_not_experiment(path, err);
     else
         rc = walk(cfg, root, "", path, err);
     json_decref(root);
@@ -546,8 +689,12 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
 {
     const field_t *f = find_field(path);
     const group_t *g = group_of(path, 0);
-    if (g)
-        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, v, NULL, where, err);
+    if (g) {
+        if (kv_put(kvs(cfg, g), path + strlen(g->path) + 1, v, NULL, where, err) != 0)
+            return -1;
+        origin_put(cfg, path, where);
+        return 0;
+    }
     if ((g = group_of(path, 1)) != NULL) { /* the whole object: replaces what was there */
         if (!json_is_object(v))
             return sim_errf(err, "%s: expected an object of %s parameters", where, g->what);
@@ -560,6 +707,7 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
             if (kv_put(kvs(cfg, g), k, x, NULL, w2, err) != 0)
                 return -1;
         }
+        origin_put(cfg, path, where);
         return 0;
     }
     if (!f) {
@@ -567,7 +715,23 @@ int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, co
             return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
     }
-    return sim_params_set_json(f, cfg, v, where, err);
+    if (sim_params_set_json(f, cfg, v, where, err) != 0)
+        return -1;
+    origin_put(cfg, path, where);
+    return 0;
+}
+
+int sim_config_check_set_arg(const char *arg, const char *next, sim_err_t *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (eq && eq != arg)
+        return 0;
+    char *end;
+    int value = next && (next[0] != '-' || (strtod(next, &end), end != next && !*end));
+    if (value && !eq)
+        return sim_errf(err, "--set %.200s: expected PATH=VALUE (write --set %.200s=%.200s)", arg,
+                        arg, next);
+    return sim_errf(err, "--set %.200s: expected PATH=VALUE", arg);
 }
 
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
@@ -575,13 +739,17 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     const char *eq = strchr(assignment, '=');
     char path[256], where[600];
     if (!eq || eq == assignment)
-        return sim_errf(err, "--set %s: expected path=value", assignment);
+        return sim_errf(err, "--set %s: expected PATH=VALUE", assignment);
     snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
     snprintf(where, sizeof where, "--set %s", assignment);
     const field_t *f = find_field(path);
     const group_t *g = group_of(path, 0);
-    if (g)
-        return kv_put(kvs(cfg, g), path + strlen(g->path) + 1, NULL, eq + 1, where, err);
+    if (g) {
+        if (kv_put(kvs(cfg, g), path + strlen(g->path) + 1, NULL, eq + 1, where, err) != 0)
+            return -1;
+        origin_put(cfg, path, where);
+        return 0;
+    }
     if (group_of(path, 1)) { /* --set 'scheduler.params={"slo_reject": 0}' */
         json_error_t je;
         json_t *v = json_loads(eq + 1, JSON_REJECT_DUPLICATES, &je);
@@ -596,7 +764,10 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
             return -1;
         return sim_errf(err, "%s: unknown config path '%s' (see --help-config)", where, path);
     }
-    return sim_params_set_text(f, cfg, eq + 1, where, err);
+    if (sim_params_set_text(f, cfg, eq + 1, where, err) != 0)
+        return -1;
+    origin_put(cfg, path, where);
+    return 0;
 }
 
 int sim_config_set_seed(sim_config_t *cfg, const char *text, sim_err_t *err)
@@ -672,6 +843,22 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
         if (access(path_buf, F_OK) != 0)
             path_buf[n - 4] = '.';
     }
+    /* A variable set to the wrong folder reads otherwise as a missing file:
+     * name the variable, its value and what the folder lacks. */
+    const char *var = strstr(cfg->trace.path, "${");
+    if (var && access(path_buf, F_OK) != 0 && errno == ENOENT) {
+        size_t vl = strcspn(var + 2, "}");
+        const char *rest = var + 2 + vl + (var[2 + vl] == '}');
+        rest += *rest == '/';
+        size_t rl = strlen(rest);
+        int zst = rl > 4 && strcmp(rest + rl - 4, ".zst") == 0;
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)vl, var + 2);
+        return sim_errf(err, "%s: $.trace.path: %s is %s, which does not hold %s%s%.*s%s: set it "
+                             "to the folder holding the traces",
+                        src, name, getenv(name), rest, zst ? " (or " : "", zst ? (int)rl - 4 : 0,
+                        rest, zst ? ")" : "");
+    }
     *out = (trace_open_args_t){
         .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
         .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
@@ -728,33 +915,38 @@ static int check_unread(const sim_config_t *c, const char *prefix, const char *s
     sim_free(dflt);
     if (!bad)
         return 0;
+    char at[1200];
+    origin_at(c, bad->key, src, at, sizeof at);
     if (!reads)
-        return sim_errf(err, "%s: $.%s: %s; leave it out", src, bad->key, who);
+        return sim_errf(err, "%s: %s; leave it out", at, who);
     char list[512] = "";
     for (const char *const *r = reads; r && *r; r++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", r == reads ? "" : ", ",
                  *r);
-    return sim_errf(err, "%s: $.%s: %s does not read it (it reads: %s); leave it out", src,
-                    bad->key, who, list);
+    return sim_errf(err, "%s: %s does not read it (it reads: %s); leave it out", at, who, list);
 }
+
+/* Where the value of key came from, for validate's messages (needs c, src
+ * and a buffer at in scope). */
+#define AT(key) origin_at(c, key, src, at, sizeof at)
 
 /* The names the config gives each registry: hardware, model, cost model,
  * system and policies. 0, or -1 listing the valid names. */
 static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err)
 {
-    char names[512];
+    char names[512], at[1200];
     if (!model_hw_find(c->hardware)) {
         model_hw_names(names, sizeof names);
-        return sim_errf(err, "%s: $.hardware: unknown hardware '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown hardware '%s' (valid: %s)", AT("hardware"),
                         c->hardware, names);
     }
     if (!model_llm_find(c->model)) {
         model_llm_names(names, sizeof names);
-        return sim_errf(err, "%s: $.model: unknown model '%s' (valid: %s)", src, c->model, names);
+        return sim_errf(err, "%s: unknown model '%s' (valid: %s)", AT("model"), c->model, names);
     }
     if (!model_cost_find(c->cost.model)) {
         model_cost_names(names, sizeof names);
-        return sim_errf(err, "%s: $.cost.model: unknown cost model '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown cost model '%s' (valid: %s)", AT("cost.model"),
                         c->cost.model, names);
     }
     char who[300];
@@ -763,22 +955,22 @@ static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err
         return -1;
     if (!sim_system_find(c->system.kind)) {
         sim_system_names(names, sizeof names);
-        return sim_errf(err, "%s: $.system.kind: unknown system '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown system '%s' (valid: %s)", AT("system.kind"),
                         c->system.kind, names);
     }
     if (!sim_place_find(c->scheduler.policy)) {
         sim_place_names(names, sizeof names);
-        return sim_errf(err, "%s: $.scheduler.policy: unknown placement policy '%s' (valid: %s)",
-                        src, c->scheduler.policy, names);
+        return sim_errf(err, "%s: unknown placement policy '%s' (valid: %s)",
+                        AT("scheduler.policy"), c->scheduler.policy, names);
     }
     if (!sim_admit_find(c->admission.policy)) {
         sim_admit_names(names, sizeof names);
-        return sim_errf(err, "%s: $.admission.policy: unknown admission policy '%s' (valid: %s)",
-                        src, c->admission.policy, names);
+        return sim_errf(err, "%s: unknown admission policy '%s' (valid: %s)",
+                        AT("admission.policy"), c->admission.policy, names);
     }
     if (!sim_evict_find(c->cache.policy)) {
         sim_evict_names(names, sizeof names);
-        return sim_errf(err, "%s: $.cache.policy: unknown eviction policy '%s' (valid: %s)", src,
+        return sim_errf(err, "%s: unknown eviction policy '%s' (valid: %s)", AT("cache.policy"),
                         c->cache.policy, names);
     }
     return 0;
@@ -791,6 +983,7 @@ static int validate_names(const sim_config_t *c, const char *src, sim_err_t *err
 static int validate_system(const sim_config_t *c, const char *src, sim_err_t *err)
 {
     const sim_system_ops_t *sys = sim_system_find(c->system.kind);
+    char at[1200];
     if (sys->disaggregated && (c->cluster.prefill < 1 || c->cluster.decode < 1))
         return sim_errf(err, "%s: $.cluster: need at least one prefill and one decode instance "
                              "(system %s)",
@@ -800,16 +993,16 @@ static int validate_system(const sim_config_t *c, const char *src, sim_err_t *er
                              "(system.params.instances): set prefill and decode to 0",
                         src, sys->name);
     if (!sys->disaggregated && strcmp(c->admission.policy, "none") != 0)
-        return sim_errf(err, "%s: $.admission.policy: admission control needs prefill and decode "
-                             "instances (system pd; this config runs %s)",
-                        src, sys->name);
+        return sim_errf(err, "%s: admission control needs prefill and decode instances (system "
+                             "pd; this config runs %s)",
+                        AT("admission.policy"), sys->name);
     return 0;
 }
 
 /* The trace source: a file in a known format, or a known generator. */
 static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err)
 {
-    char names[512];
+    char names[512], at[1200];
     int has_path = c->trace.path[0] != '\0', has_gen = c->trace.generator.kind[0] != '\0';
     if (has_path == has_gen)
         return sim_errf(err, "%s: $.trace: set exactly one of trace.path and "
@@ -819,8 +1012,8 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
         const trace_source_ops_t *g = trace_source_find(c->trace.generator.kind);
         if (!g || !g->is_generator) {
             trace_source_names(names, sizeof names, 1);
-            return sim_errf(err, "%s: $.trace.generator.kind: unknown generator '%s' (valid: %s)",
-                            src, c->trace.generator.kind, names);
+            return sim_errf(err, "%s: unknown generator '%s' (valid: %s)",
+                            AT("trace.generator.kind"), c->trace.generator.kind, names);
         }
         char who[300];
         snprintf(who, sizeof who, "generator '%s'", g->name);
@@ -834,8 +1027,8 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
         const trace_source_ops_t *r = trace_source_find(c->trace.format);
         if (!r || r->is_generator) {
             trace_source_names(names, sizeof names, 0);
-            return sim_errf(err, "%s: $.trace.format: unknown trace format '%s' (valid: auto, %s)",
-                            src, c->trace.format, names);
+            return sim_errf(err, "%s: unknown trace format '%s' (valid: auto, %s)",
+                            AT("trace.format"), c->trace.format, names);
         }
     }
     return 0;
@@ -843,16 +1036,16 @@ static int validate_trace(const sim_config_t *c, const char *src, sim_err_t *err
 
 int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
 {
+    char at[1200];
     /* Results go to results/<name> without --out: a name must stay inside. */
     if (!c->name[0] || !strcmp(c->name, ".") || !strcmp(c->name, "..") || strchr(c->name, '/') ||
         strchr(c->name, '\\'))
         return sim_errf(err,
-                        "%s: $.name: '%s' is not a plain name (results go to results/<name>: "
+                        "%s: '%s' is not a plain name (results go to results/<name>: "
                         "not empty, '.' or '..', no '/' or '\\')",
-                        src, c->name);
+                        AT("name"), c->name);
     /* Every number within its field's range again: a program may have set
      * the struct directly, and the run's ns arithmetic relies on them. */
-    char at[512];
     snprintf(at, sizeof at, "%s: $.", src);
     if (sim_params_check(&table, c, at, err) != 0)
         return -1;
@@ -869,9 +1062,9 @@ int sim_config_validate(const sim_config_t *c, const char *src, sim_err_t *err)
     /* network.transport: a built-in profile, else a network calibration
      * file that sim_run resolves (it knows the data directory). */
     if (!c->network.transport[0])
-        return sim_errf(err, "%s: $.network.transport: empty", src);
+        return sim_errf(err, "%s: empty", AT("network.transport"));
     if (strcmp(c->cache.scope, "local") != 0 && strcmp(c->cache.scope, "global") != 0)
-        return sim_errf(err, "%s: $.cache.scope: unknown scope '%s' (valid: local, global)", src,
+        return sim_errf(err, "%s: unknown scope '%s' (valid: local, global)", AT("cache.scope"),
                         c->cache.scope);
     return validate_trace(c, src, err);
 }

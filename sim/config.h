@@ -34,6 +34,16 @@ typedef struct sim_cfg_params {
     sim_cfg_param_t v[SIM_CFG_MAX_PARAMS];
 } sim_cfg_params_t;
 
+/* Where a key's value came from when something after the experiment file
+ * set it (a --set, a sweep spec's set or axis): validate names it instead
+ * of the file. One entry per key, the last setter's; keys not here (and
+ * any beyond SIM_CFG_MAX_ORIGINS distinct ones) name the file. */
+#define SIM_CFG_MAX_ORIGINS 32
+typedef struct sim_cfg_origin {
+    char path[96];   /* "scheduler.policy", "scheduler.params.slo_reject" */
+    char where[416]; /* "--set scheduler.policy=x", "spec.json: $.axes.model[1]" */
+} sim_cfg_origin_t;
+
 typedef struct sim_config {
     char name[SIM_CFG_STR];
     char description[SIM_CFG_PATH];
@@ -106,6 +116,9 @@ typedef struct sim_config {
     /* The input files an earlier run's config.json recorded ($.inputs):
      * not a setting; the run compares them with the files it reads. */
     sim_input_rec_t inputs[SIM_INPUT_N];
+    /* Not a setting: who set which key after the file (see above). */
+    int n_origins;
+    sim_cfg_origin_t origins[SIM_CFG_MAX_ORIGINS];
 } sim_config_t;
 
 /* Fill cfg with every field's default. */
@@ -116,11 +129,20 @@ void sim_config_defaults(sim_config_t *cfg);
  * values are errors as "file:line:col: msg" or "file: $.path: msg". */
 int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
 
-/* Apply one "path=value" override (the CLI's --set). */
+/* Apply one "path=value" override (the CLI's --set). Later checks
+ * (sim_config_validate) blame "--set path=value" for the value. */
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);
 
+/* A --set argument as the command line gives it: 0 when it holds an '='
+ * after a path; else -1 with "--set PATH: expected PATH=VALUE", plus
+ * "(write --set PATH=NEXT)" when next, the word after it on the command
+ * line (NULL for none), reads as its value: `--set cluster.prefill 4`
+ * leaves 4 as an extra operand. */
+int sim_config_check_set_arg(const char *arg, const char *next, sim_err_t *err);
+
 /* Set the key path from a JSON value, as an experiment file would; where
- * prefixes errors ("spec.json: $.axes.seed[2]"). A plug-in's whole
+ * prefixes errors ("spec.json: $.axes.seed[2]"), now and in
+ * sim_config_validate's messages about the value. A plug-in's whole
  * parameter object ("scheduler.params": {...}) replaces the one before.
  * 0 or -1. */
 int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
@@ -142,7 +164,9 @@ sim_config_type_t sim_config_type(const char *path);
 int sim_config_range(const char *path, double *min, double *max);
 
 /* Cross-field and name checks (registries, trace source). src names the
- * config file for messages. */
+ * config file for messages about values from the file; a value a --set or
+ * sim_config_set_json gave is blamed on that ("--set model=x: unknown
+ * model 'x' ..."). */
 int sim_config_validate(const sim_config_t *cfg, const char *src, sim_err_t *err);
 
 /* Expand ${VAR} in in (environment variables) into out. -1 with

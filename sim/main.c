@@ -72,6 +72,17 @@ static void data_dir(char *buf, size_t len)
 
 /* ---- run ---- */
 
+/* A --set argument just parsed (arg) checked against the word after it,
+ * argv[optind]: getopt has not moved that word yet. -1 when it holds an
+ * '=', else the exit status after the message. */
+static int set_arg_error(const char *arg, int argc, char **argv)
+{
+    sim_err_t err;
+    if (sim_config_check_set_arg(arg, optind < argc ? argv[optind] : NULL, &err) == 0)
+        return -1;
+    return fail_err(&err);
+}
+
 /* Load path and apply --set overrides and --seed; 0 or -1. */
 static int load_config(sim_config_t *cfg, const char *path, const char **sets, int n_sets,
                        const char *seed, sim_err_t *err)
@@ -88,7 +99,10 @@ static int load_config(sim_config_t *cfg, const char *path, const char **sets, i
 
 static const char run_usage[] =
     "usage: mooncake-sim run EXP.json [options]\n"
-    "Simulate one experiment and write DIR/summary.json, requests.csv, config.json.\n"
+    "Simulate one experiment and write DIR/summary.json (the metrics), requests.csv\n"
+    "(one row per request), timeseries.csv (every metrics.interval_s; a header only\n"
+    "when 0), config.json (the effective config, which reruns it) and timing.json\n"
+    "(wall and CPU time, events; not a result). See docs/outputs.md.\n"
     "A DIR whose config.json is another experiment's is refused (exit 2) unless --force.\n\n";
 
 static const sim_opt_t run_opts[] = {
@@ -154,7 +168,10 @@ static int cmd_run(int argc, char **argv)
         case OPT_OUT: out = arg; break;
         case OPT_FORCE: force = 1; break;
         case OPT_SEED: seed = arg; break;
-        case OPT_SET: sets[n_sets++] = arg; break;
+        case OPT_SET:
+            sets[n_sets++] = arg;
+            rc = set_arg_error(arg, argc, argv);
+            break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_HELP: rc = sim_opts_help(run_usage, run_opts, ""); break;
         case OPT_HELP_CONFIG: sim_config_print_schema(stdout); rc = 0; break;
@@ -339,7 +356,10 @@ static int cmd_trace(int argc, char **argv)
         case OPT_POLICY: policy = arg; break;
         case OPT_CAPS: caps = arg; break;
         case OPT_OUT: out = arg; break;
-        case OPT_SET: sets[n_sets++] = arg; break;
+        case OPT_SET:
+            sets[n_sets++] = arg;
+            rc = set_arg_error(arg, argc, argv);
+            break;
         case OPT_SEED: seed = arg; break;
         case OPT_HELP: rc = sim_opts_help(trace_usage, trace_opts, ""); break;
         default: rc = sim_opts_usage_error("trace", "bad option"); break;
@@ -479,7 +499,8 @@ static int search_parse(int argc, char **argv, search_cli_t *c)
     int id, rc = -1;
     sim_opts_t *op = sim_opts_new(search_opts, argc, argv);
     while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END)
-        rc = search_opt(c, id, arg);
+        rc = id == OPT_SET && set_arg_error(arg, argc, argv) >= 0 ? EXIT_USAGE
+                                                                 : search_opt(c, id, arg);
     sim_opts_free(op);
     if (rc >= 0)
         return rc;
@@ -833,6 +854,12 @@ static int bench_parse(int argc, char **argv, char *tpath, size_t len, int *repe
         snprintf(tpath, len, "%s/conversation_trace.jsonl.zst", d);
         if (access(tpath, R_OK) != 0) /* as `make traces` stores it */
             snprintf(tpath, len, "%s/conversation_trace.jsonl", d);
+        if (access(tpath, R_OK) != 0) {
+            fprintf(stderr, "mooncake-sim bench: MOONCAKE_TRACES is %s, which holds no "
+                            "conversation_trace.jsonl.zst (or .jsonl): set it to the folder "
+                            "holding the traces, or pass --trace FILE\n", d);
+            return EXIT_USAGE;
+        }
     }
     return -1;
 }
@@ -936,7 +963,9 @@ static const char main_help[] =
     "  compare BASE NEW  compare two runs' summaries, with regression bounds for CI\n"
     "                    (see 'compare --help')\n"
     "  check DIR...      verify a run's outputs against their documented invariants\n"
-    "  calib fit ...     fit cost models to measurements\n"
+    "  calib fit ...     fit cost models to measurements; also calib report,\n"
+    "                    calib roofline (from GPU specs), calib tcp (network time by\n"
+    "                    message size) (see 'calib --help')\n"
     "  bench             replay the conversation trace and report the simulator's speed\n\n"
     "  -h, --help        this help\n"
     "  -V, --version     print the version\n";

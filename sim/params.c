@@ -210,6 +210,20 @@ void sim_params_print(const sim_params_t *t, const char *prefix, FILE *f)
             fprintf(f, " %g", p->alt);
         if (p->type == SIM_PARAM_ENUM)
             fprintf(f, "  {%s}", p->values);
+        if (p->names) { /* "a, b, c" printed as an enum's "{a|b|c}" */
+            char buf[512];
+            p->names(buf, sizeof buf);
+            fprintf(f, "  {");
+            for (const char *c = buf; *c; c++) {
+                if (c[0] == ',' && c[1] == ' ') {
+                    fputc('|', f);
+                    c++;
+                } else {
+                    fputc(*c, f);
+                }
+            }
+            fprintf(f, "}");
+        }
         fprintf(f, "\n      %s\n", p->help);
     }
 }

@@ -33,6 +33,9 @@ typedef struct sim_param {
     const char *help;
     int has_alt;        /* NUM: alt is allowed too, outside [min, max] */
     double alt;         /* a sentinel: -1 = the hardware's, 0 = off */
+    /* STR naming a registry entry: writes the valid names ("a, b") into
+     * buf for the help (checked later, by the owner); NULL otherwise. */
+    void (*names)(char *buf, size_t len);
 } sim_param_t;
 
 typedef struct sim_params {
@@ -43,17 +46,22 @@ typedef struct sim_params {
 
 #define SIM_PARAM_MEMBER_SIZE(T, m) sizeof(((T *)0)->m)
 #define SIM_PARAM_I(key, T, m, lo, hi, def, help) \
-    {key, SIM_PARAM_INT, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0}
+    {key, SIM_PARAM_INT, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0, NULL}
 #define SIM_PARAM_N(key, T, m, lo, hi, def, help) \
-    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0}
+    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 0, 0, NULL}
 /* A number in [lo, hi] or exactly alt (a sentinel outside the range). */
 #define SIM_PARAM_NX(key, T, m, alt, lo, hi, def, help) \
-    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 1, alt}
+    {key, SIM_PARAM_NUM, offsetof(T, m), 0, lo, hi, def, NULL, help, 1, alt, NULL}
 #define SIM_PARAM_S(key, T, m, def, help) \
-    {key, SIM_PARAM_STR, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, NULL, help, 0, 0}
+    {key, SIM_PARAM_STR, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, NULL, help, 0, 0, \
+     NULL}
+/* A string naming an entry of a registry; names lists them for --help. */
+#define SIM_PARAM_SN(key, T, m, def, names, help) \
+    {key, SIM_PARAM_STR, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, NULL, help, 0, 0, \
+     names}
 #define SIM_PARAM_E(key, T, m, values, def, help) \
     {key, SIM_PARAM_ENUM, offsetof(T, m), SIM_PARAM_MEMBER_SIZE(T, m), 0, 0, def, values, help, \
-     0, 0}
+     0, 0, NULL}
 /* A table over the array fields describing struct T. */
 #define SIM_PARAMS(fields, T) {(fields), sizeof(fields) / sizeof((fields)[0]), sizeof(T)}
 

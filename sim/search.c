@@ -134,19 +134,19 @@ typedef struct slo_ctx {
     int probe_failed;      /* the error came from a run, not from the core */
 } slo_ctx_t;
 
-/* Set key=v in cfg. An error names the experiment and the run, not the
- * --set that sim_config_set assumes ("exp.json: a run with key=v: ..."). */
+/* Set key=v in cfg. An error, now or when the run checks the config,
+ * names the experiment and the run ("exp.json: a run with key=v: ..."),
+ * not a --set. */
 static int set_num(sim_config_t *cfg, const char *key, double v, int integer, const char *src,
                    sim_err_t *err)
 {
-    char as[512];
-    snprintf(as, sizeof as, integer ? "%s=%.0f" : "%s=%.17g", key, v);
-    if (sim_config_set(cfg, as, err) == 0)
-        return 0;
-    sim_err_t e = *err;
-    const char *why = strstr(e.msg, ": ");
-    snprintf(as, sizeof as, integer ? "%s=%.0f" : "%s=%.9g", key, v);
-    return sim_errf(err, "%s: a run with %s: %s", src, as, why ? why + 2 : e.msg);
+    char where[1200];
+    snprintf(where, sizeof where, integer ? "%s: a run with %s=%.0f" : "%s: a run with %s=%.9g",
+             src, key, v);
+    json_t *j = integer ? json_integer((json_int_t)v) : json_real(v);
+    int rc = sim_config_set_json(cfg, key, j, where, err);
+    json_decref(j);
+    return rc;
 }
 
 /* cfg = base with param = value and, for generated traces, the run's

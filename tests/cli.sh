@@ -314,12 +314,13 @@ rm -rf "$T/sigign"
 # config.json reproduces its run exactly: every shipped experiment (first
 # 300 requests, at a speed that needs 12 significant digits) rerun from
 # the config.json it wrote gives the same files, byte for byte.
-EXPS=$(cd "$(dirname "$0")/.." && ls experiments/*.json experiments/*/*.json | grep -v 'sweep\.json$')
+EXPS=$(cd "$(dirname "$0")/.." && ls experiments/*.json experiments/*/*.json | grep -v -e 'sweep\.json$' -e '^experiments/published.json$')
 for f in $EXPS; do
     src="$(dirname "$0")/../$f"
     if grep -q 'set-by-script' "$src"; then continue; fi # their scripts write the trace
-    if grep -q 'MOONCAKE_TRACES' "$src" && [ -z "${MOONCAKE_TRACES:-}" ]; then
-        echo "SKIP: rerun from config.json: $f (MOONCAKE_TRACES not set)"
+    why=$(exp_traces_why "$src")
+    if [ -n "$why" ]; then
+        echo "SKIP: rerun from config.json: $f ($why)"
         continue
     fi
     d="$T/rr/$(echo "$f" | tr / _)"
@@ -436,8 +437,9 @@ checked() { # NAME EXP [--set ...]: run EXP into $T/ck/NAME, then check it
 for f in $EXPS; do
     src="$(dirname "$0")/../$f"
     if grep -q 'set-by-script' "$src"; then continue; fi
-    if grep -q 'MOONCAKE_TRACES' "$src" && [ -z "${MOONCAKE_TRACES:-}" ]; then
-        echo "SKIP: check: $f (MOONCAKE_TRACES not set)"
+    why=$(exp_traces_why "$src")
+    if [ -n "$why" ]; then
+        echo "SKIP: check: $f ($why)"
         continue
     fi
     checked "$(echo "$f" | tr / _)" "$src"
@@ -512,15 +514,15 @@ plan() { MOONCAKE_TRACES=$1 sh "$E/figures.sh" --plan "$E/fast25/fig14_breakdown
     "$E/arxiv/fig13_real.sh" "$E/arxiv/fig11_datasets.sh" >"$T/plan" 2>&1; }
 plan "$T/no-traces" && ok || bad "figures.sh --plan failed: $(cat "$T/plan")"
 grep -qx "run: $E/fast25/fig14_breakdown.sh" "$T/plan" && grep -qx "run: $E/arxiv/fig11_datasets.sh" "$T/plan" &&
-    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (conversation trace, synthetic trace)" "$T/plan" &&
-    grep -qx "skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES (conversation trace)" "$T/plan" && ok ||
+    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (conversation trace, synthetic trace): $T/no-traces holds no conversation_trace.jsonl.zst, synthetic_trace.jsonl.zst (or .jsonl)" "$T/plan" &&
+    grep -qx "skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES (conversation trace): $T/no-traces holds no conversation_trace.jsonl.zst (or .jsonl)" "$T/plan" && ok ||
     bad "figures.sh --plan without traces: $(cat "$T/plan")"
 mkdir -p "$T/some-traces" && : >"$T/some-traces/conversation_trace.jsonl"
 plan "$T/some-traces"
 grep -qx "run: $E/arxiv/fig13_real.sh" "$T/plan" &&
-    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (synthetic trace)" "$T/plan" && ok ||
+    grep -qx "skip: $E/fast25/capacity.sh: needs MOONCAKE_TRACES (synthetic trace): $T/some-traces holds no synthetic_trace.jsonl.zst (or .jsonl)" "$T/plan" && ok ||
     bad "figures.sh --plan with the conversation trace only: $(cat "$T/plan")"
-plan "" && grep -q "^skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES" "$T/plan" && ok ||
+plan "" && grep -qx "skip: $E/arxiv/fig13_real.sh: needs MOONCAKE_TRACES (conversation trace), which is not set" "$T/plan" && ok ||
     bad "figures.sh --plan with MOONCAKE_TRACES empty: $(cat "$T/plan")"
 
 # Decode iterations batched into spans give the results of one event per

@@ -25,6 +25,29 @@ expect() {
     fi
 }
 
+# traces_why FILE...: nothing when MOONCAKE_TRACES holds every FILE (a
+# name there; X.zst also as X, as `make traces` stores it); else why not,
+# telling an unset variable from one naming the wrong folder. No FILE:
+# nothing is needed.
+traces_why() {
+    [ $# -gt 0 ] || return 0
+    if [ -z "${MOONCAKE_TRACES:-}" ]; then
+        echo "MOONCAKE_TRACES not set"
+        return 0
+    fi
+    for _f in "$@"; do
+        if [ ! -r "$MOONCAKE_TRACES/$_f" ] && [ ! -r "$MOONCAKE_TRACES/${_f%.zst}" ]; then
+            echo "MOONCAKE_TRACES=$MOONCAKE_TRACES holds no $_f"
+            return 0
+        fi
+    done
+}
+
+# exp_traces_why EXP: traces_why for the traces experiment file EXP names.
+exp_traces_why() {
+    traces_why $(grep -o '[$]{MOONCAKE_TRACES}/[^"]*' "$1" | sed 's|.*}/||' | sort -u)
+}
+
 # run_pair DIR VAR REF NEW EXP [ARGS...]: run EXP (quiet, with ARGS) once
 # with VAR=REF into DIR/ref and once with VAR=NEW into DIR/new; 0 when both
 # ran, else the failure is counted and 1.

@@ -26,7 +26,8 @@ both() {
     done
 }
 
-if [ -n "${MOONCAKE_TRACES:-}" ]; then
+why=$(traces_why conversation_trace.jsonl.zst)
+if [ -z "$why" ]; then
     both conv "$E/conversation_8p8d.json" --set trace.limit=6000
     both conv_64 "$E/conversation_8p8d.json" --set trace.limit=6000 --set cluster.prefill=64 \
         --set cluster.decode=64 --set trace.speed=8
@@ -36,7 +37,7 @@ if [ -n "${MOONCAKE_TRACES:-}" ]; then
         --set cluster.prefill=32 --set trace.speed=4
     both overload "$E/arxiv/table3_overload.json" --set trace.limit=4000
 else
-    echo "SKIP: conversation trace runs (MOONCAKE_TRACES not set)"
+    echo "SKIP: conversation trace runs ($why)"
 fi
 D="$E/default.json"
 both kimi "$D" --set trace.generator.requests=1500

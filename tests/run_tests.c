@@ -30,6 +30,17 @@ const char *tests_traces_dir(void)
     return d;
 }
 
+const char *tests_traces_why(void)
+{
+    static char why[4200];
+    const char *d = getenv("MOONCAKE_TRACES");
+    if (!d || !*d)
+        return "MOONCAKE_TRACES not set";
+    snprintf(why, sizeof why,
+             "MOONCAKE_TRACES=%s holds no conversation_trace.jsonl.zst (or .jsonl)", d);
+    return why;
+}
+
 void tests_skip(const char *name, const char *why)
 {
     printf("SKIP: %s (%s)\n", name, why);

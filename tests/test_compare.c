@@ -175,9 +175,20 @@ START_TEST(test_compare_identical)
     ck_assert(strstr(text, "compare: 4 bounds checked, 0 violated") != NULL);
     ck_assert(strstr(text, "wall_s") == NULL);
     ck_assert(strstr(text, "only in") == NULL);
-    /* sorted by path */
-    ck_assert(strstr(text, "cache.hit_rate_tokens") < strstr(text, "requests.completed"));
-    ck_assert(strstr(text, "slo.attainment") < strstr(text, "ttft_s.mean"));
+    /* the headline metrics first, in their order (TTFT before the SLO),
+     * then the rest sorted by path, each metric once */
+    const char *p50 = strstr(text, "\nttft_s.p50 "), *p90 = strstr(text, "\nttft_s.p90 ");
+    const char *p99 = strstr(text, "\nttft_s.p99 "), *att = strstr(text, "\nslo.attainment ");
+    const char *rest = strstr(text, "\n(the rest by path)\n");
+    const char *hit = strstr(text, "\ncache.hit_rate_tokens ");
+    const char *req = strstr(text, "\nrequests.completed ");
+    const char *mean = strstr(text, "\nttft_s.mean ");
+    ck_assert_msg(p50 && p90 && p99 && att && rest && hit && req && mean, "%s", text);
+    ck_assert_msg(p50 < p90 && p90 < p99 && p99 < att && att < rest && rest < hit && hit < req &&
+                      req < mean,
+                  "%s", text);
+    ck_assert_msg(strstr(p50 + 1, "\nttft_s.p50 ") == NULL, "%s", text);
+    ck_assert_msg(strstr(att + 1, "\nslo.attainment ") == NULL, "%s", text);
     free(text);
     /* quiet: nothing */
     ck_assert_int_eq(compare(a, a, args, 4, 1, &text, &err), 0);

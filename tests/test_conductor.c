@@ -562,7 +562,7 @@ START_TEST(test_power_of_d)
     tests_cfg_set(&cfg, "scheduler.policy=power_of_d");
     tests_cfg_set(&cfg, "scheduler.params.d=2");
     ck_assert_int_eq(sim_config_validate(&cfg, "pod.json", &err), -1);
-    ck_assert_str_eq(err.msg, "pod.json: $.scheduler.params.d: not a parameter of placement "
+    ck_assert_str_eq(err.msg, "--set scheduler.params.d=2: not a parameter of placement "
                               "policy 'power_of_d' (its parameters: choices)");
 }
 END_TEST

@@ -143,7 +143,68 @@ START_TEST(test_set_overrides)
     ck_assert_msg(strstr(err.msg, "out of range"), "%s", err.msg);
     ck_assert_int_eq(sim_config_set(&cfg, "slo.tbt_s=nan", &err), -1);
     ck_assert_int_eq(sim_config_set(&cfg, "noequals", &err), -1);
-    ck_assert_msg(strstr(err.msg, "expected path=value"), "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "expected PATH=VALUE"), "%s", err.msg);
+}
+END_TEST
+
+/* A value a --set or a sweep axis gave is blamed on it, not on the file;
+ * a file's value, loaded after, is the file's again. */
+START_TEST(test_set_blamed)
+{
+    static const struct {
+        const char *set, *want;
+    } cases[] = {
+        {"scheduler.policy=kv-centric", "--set scheduler.policy=kv-centric: unknown placement "
+                                        "policy 'kv-centric' (valid: "},
+        {"model=foo", "--set model=foo: unknown model 'foo'"},
+        {"hardware=bar", "--set hardware=bar: unknown hardware 'bar'"},
+        {"system.kind=x", "--set system.kind=x: unknown system 'x'"},
+        {"admission.policy=x", "--set admission.policy=x: unknown admission policy 'x'"},
+        {"cache.policy=x", "--set cache.policy=x: unknown eviction policy 'x'"},
+        {"cost.model=x", "--set cost.model=x: unknown cost model 'x'"},
+        {"trace.format=x", "--set trace.format=x: unknown trace format 'x'"},
+        {"trace.generator.kind=x", "--set trace.generator.kind=x: unknown generator 'x'"},
+        {"cache.scope=x", "--set cache.scope=x: unknown scope 'x'"},
+        {"name=a/b", "--set name=a/b: 'a/b' is not a plain name"},
+        {"scheduler.params.foo=1", "--set scheduler.params.foo=1: not a parameter of placement"},
+        {"scheduler.params={\"foo\": 1}", "--set scheduler.params={\"foo\": 1}: not a parameter"},
+        {"trace.generator.prompt_tok=5000",
+         "--set trace.generator.prompt_tok=5000: generator 'kimi' does not read it"},
+    };
+    const char *t = "{\"trace\": {\"generator\": {\"kind\": \"kimi\"}}}";
+    const char *p = tests_write_file(tests_tmpdir(), "blame.json", t, strlen(t));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sim_err_t err;
+        sim_config_defaults(&cfg);
+        ck_assert_int_eq(sim_config_load(&cfg, p, &err), 0);
+        ck_assert_msg(sim_config_set(&cfg, cases[i].set, &err) == 0, "%s", err.msg);
+        ck_assert_int_eq(sim_config_validate(&cfg, "blame.json", &err), -1);
+        ck_assert_msg(strstr(err.msg, cases[i].want) == err.msg, "%s: got %s", cases[i].set,
+                      err.msg);
+    }
+    /* A sweep's axis value names the axis; the file's own value the file. */
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    json_t *v = json_string("lfu2");
+    ck_assert_int_eq(
+        sim_config_set_json(&cfg, "cache.policy", v, "spec.json: $.axes.cache.policy[1]", &err), 0);
+    json_decref(v);
+    ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
+    ck_assert_int_eq(sim_config_validate(&cfg, "base.json", &err), -1);
+    ck_assert_str_eq(err.msg, "spec.json: $.axes.cache.policy[1]: unknown eviction policy 'lfu2' "
+                              "(valid: lru, lfu, length_aware)");
+    ck_assert_int_eq(sim_config_set(&cfg, "cache.policy=lru", &err), 0);
+    EXPECT_ERR("own.json", "{\"model\": \"m9\", \"trace\": {\"generator\": {\"kind\": \"kimi\"}}}",
+               "own.json: $.model: unknown model 'm9'");
+    /* The file loaded over a --set value takes the blame back. */
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "model=m8", &err), 0);
+    const char *t2 = "{\"model\": \"m7\", \"trace\": {\"generator\": {\"kind\": \"kimi\"}}}";
+    p = tests_write_file(tests_tmpdir(), "later.json", t2, strlen(t2));
+    ck_assert_int_eq(sim_config_load(&cfg, p, &err), 0);
+    ck_assert_int_eq(sim_config_validate(&cfg, "later.json", &err), -1);
+    ck_assert_msg(strstr(err.msg, "later.json: $.model: unknown model 'm7'") == err.msg, "%s",
+                  err.msg);
 }
 END_TEST
 
@@ -191,6 +252,11 @@ START_TEST(test_round_trip)
     a.system.params = b.system.params;
     a.scheduler.params = b.scheduler.params;
     a.admission.params = b.admission.params;
+    /* who set what is not a setting: a's came from --set, b's from a file */
+    ck_assert_int_eq(a.n_origins, 3);
+    ck_assert_int_eq(b.n_origins, 0);
+    a.n_origins = 0;
+    memset(a.origins, 0, sizeof a.origins);
     ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
 }
 END_TEST
@@ -503,6 +569,7 @@ Suite *test_config_suite(void)
     tcase_add_test(tc, test_located_errors);
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_set_overrides);
+    tcase_add_test(tc, test_set_blamed);
     tcase_add_test(tc, test_expand);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_plugin_params);

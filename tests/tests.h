@@ -32,6 +32,10 @@ Suite *test_fmt_suite(void);
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */
 const char *tests_traces_dir(void);
+/* Why tests_traces_dir is NULL: "MOONCAKE_TRACES not set", or
+ * "MOONCAKE_TRACES=DIR holds no conversation_trace.jsonl.zst (or .jsonl)"
+ * (static storage). */
+const char *tests_traces_why(void);
 /* Report a test that was not run, by name, with the reason. */
 void tests_skip(const char *name, const char *why);
 /* Add test fn to tc when the real traces are present, else report it as
@@ -41,7 +45,7 @@ void tests_skip(const char *name, const char *why);
         if (tests_traces_dir())                                               \
             tcase_add_test((tc), (fn));                                       \
         else                                                                  \
-            tests_skip(#fn, "MOONCAKE_TRACES does not point at the traces");  \
+            tests_skip(#fn, tests_traces_why());                              \
     } while (0)
 
 /* A test that expects an assertion to fail (it raises SIGABRT): its
