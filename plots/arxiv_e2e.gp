@@ -5,8 +5,13 @@
 # (experiments/arxiv/e2e.sh), in rate order; a system's capacity is the
 # highest rate with both of its points under the dashed SLO line. Each row
 # shares its log y axis, each column its x axis.
+# The papers' published capacities (pubfile: set,series,x,value from
+# experiments/published.json; arXiv Fig. 11's, ArXiv Summarization only)
+# are open circles on the SLO line of the ArXiv column, in each system's
+# colour: where the paper puts the system's highest rate within the SLOs.
 # Input: datafile (workload,system,rate_rps,ttft_p90_norm,tbt_p90_norm,within_slo,
-# read by column name), outfile, workloads; pdffile (optional, see style.gp).
+# read by column name), pubfile, outfile, workloads; pdffile (optional, see
+# style.gp).
 slash(s, i) = i < 1 ? 0 : s[i:i] eq "/" ? i : slash(s, i - 1)
 load ARG0[1:slash(ARG0, strlen(ARG0))]."style.gp"
 n = words(workloads)
@@ -47,7 +52,7 @@ do for [fig_out in fig_outputs] {
     unset key
     set logscale y
     set mytics 10
-    eval fig_layout(2, n, 1.8 + fig_key_top(4, 16))
+    eval fig_layout(2, n, 1.8 + fig_key_top(5, 36))
     do for [row = 1:2] {
         do for [i = 1:n] {
             w = word(workloads, i)
@@ -76,11 +81,15 @@ do for [fig_out in fig_outputs] {
             plot for [s in systems] datafile using \
                 ((strcol("workload") eq w && strcol("system") eq s) ? column("rate_rps") : NaN):(column(ycol(row))) \
                 with linespoints ls sys_ls(s) notitle, \
-                1 with lines lw 1.5 dt (6, 4) lc rgb c_black notitle
+                1 with lines lw 1.5 dt (6, 4) lc rgb c_black notitle, \
+                for [s in systems] pubfile using \
+                ((w eq "arxiv" && strcol("series") eq s) ? column("value") : NaN):(1) \
+                with points ls sys_ls(s) pt 6 ps 1.8 lw 2 notitle
         }
     }
     eval fig_key_panel
     plot [0:1][0:1] for [s in systems] NaN with linespoints ls sys_ls(s) title sys_label(s), \
-        NaN with lines lw 1.5 dt (6, 4) lc rgb c_black title "SLO"
+        NaN with lines lw 1.5 dt (6, 4) lc rgb c_black title "SLO", \
+        NaN with points pt 6 ps 1.2 lw 2 lc rgb c_black title "published capacity (arXiv Fig. 11)"
     unset multiplot
 }

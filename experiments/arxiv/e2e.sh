@@ -60,5 +60,8 @@ col "$OUT/${FIG}_best.csv" workload system max_rate_rps | awk -F, '{ if (!($1 in
     echo
     cat "$W/reference.txt"
 } >>"$OUT/$FIG.md"
-gnuplot -e "datafile='$OUT/${FIG}_rates.csv'; outfile='$OUT/$FIG.png'; pdffile='$OUT/$FIG.pdf'; workloads='$(echo "$WORKLOADS" | tr ' ' '\n' | sed 's/:.*//' | tr '\n' ' ')'" "$ROOT/plots/arxiv_e2e.gp"
+# The papers' published capacities, marked on the SLO line (only ArXiv
+# Summarization's are published: arXiv Fig. 11).
+published_csv "$W/published.csv" arxiv_fig11
+gnuplot -e "datafile='$OUT/${FIG}_rates.csv'; pubfile='$W/published.csv'; outfile='$OUT/$FIG.png'; pdffile='$OUT/$FIG.pdf'; workloads='$(echo "$WORKLOADS" | tr ' ' '\n' | sed 's/:.*//' | tr '\n' ' ')'" "$ROOT/plots/arxiv_e2e.gp"
 cat "$OUT/$FIG.md"
