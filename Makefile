@@ -142,7 +142,7 @@ run: deps
 	./$(BIN) run experiments/default.json --out results/default --force
 
 # Unit tests (Check), the CLI tests (shell), the MPI sweeps, the README's
-# rows, the code rules (style.sh) and the calibration builds.
+# rows, the code rules (style.sh, layers.sh) and the calibration builds.
 # The matrix is its own target (CI runs it after make test): the unit
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer, the default
 # experiment built -O0 with sanitizers giving byte-identical results to
@@ -164,6 +164,7 @@ test: deps
 	sh tests/cli_out.sh ./$(BIN)
 	sh tests/readme.sh ./$(BIN)
 	sh tests/style.sh
+	LAYERS_BUILD=$(BUILD) sh tests/layers.sh
 	@$(MAKE) --no-print-directory calib
 	sh tests/calib_gpu.sh
 
@@ -237,6 +238,7 @@ cli-test: $(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
 	sh tests/cli_out.sh ./$(BIN)
+	LAYERS_BUILD=$(BUILD) sh tests/layers.sh
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, the whole of make reproduce, and speed
