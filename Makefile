@@ -61,7 +61,7 @@ CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g $(OPT) $(WARN) $(SANFLAGS) -pthr
 LDFLAGS := $(SANFLAGS) -pthread
 LDLIBS = $(PC_LDLIBS) $(MPI_LDLIBS) -lm
 
-LIB_SRC := $(filter-out sim/main.c,$(wildcard sim/*.c sim/policy/*.c sim/evict/*.c models/*.c traces/*.c calib/*.c))
+LIB_SRC := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c sim/*/*/*.c models/*.c traces/*.c calib/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/version.o
 TEST_SRC := $(wildcard tests/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -79,7 +79,7 @@ else
 Q := @
 endif
 
-$(BIN): $(BUILD)/sim/main.o $(BUILD)/libmooncake.a
+$(BIN): $(BUILD)/sim/cli/main.o $(BUILD)/libmooncake.a
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -105,9 +105,9 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(PC_CFLAGS) -c -o $@ $<
 
-# Only sim/mpi.c sees mpi.h; mpi-flags records its flags, so switching
+# Only sim/exp/mpi.c sees mpi.h; mpi-flags records its flags, so switching
 # MPI=0/1 rebuilds it.
-$(BUILD)/sim/mpi.o: sim/mpi.c $(BUILD)/mpi-flags
+$(BUILD)/sim/exp/mpi.o: sim/exp/mpi.c $(BUILD)/mpi-flags
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(PC_CFLAGS) $(MPI_CFLAGS) -c -o $@ $<
@@ -142,11 +142,12 @@ run: deps
 	./$(BIN) run experiments/default.json --out results/default --force
 
 # Unit tests (Check), the CLI tests (shell), the MPI sweeps, the README's
-# rows and the calibration builds. The matrix is its own target (CI runs
-# it after make test): the unit tests under AddressSanitizer +
-# UndefinedBehaviorSanitizer, the default experiment built -O0 with
-# sanitizers giving byte-identical results to -O2, the sweep tests (two
-# workers) under ThreadSanitizer, then the fuzzers (make fuzz).
+# rows, the code rules (style.sh, layers.sh) and the calibration builds.
+# The matrix is its own target (CI runs it after make test): the unit
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer, the default
+# experiment built -O0 with sanitizers giving byte-identical results to
+# -O2, the sweep tests (two workers) under ThreadSanitizer, then the
+# fuzzers (make fuzz).
 test: deps
 	@$(MAKE) --no-print-directory build-tests
 	./$(TEST_BIN)
@@ -163,6 +164,7 @@ test: deps
 	sh tests/cli_out.sh ./$(BIN)
 	sh tests/readme.sh ./$(BIN)
 	sh tests/style.sh
+	LAYERS_BUILD=$(BUILD) sh tests/layers.sh
 	@$(MAKE) --no-print-directory calib
 	sh tests/calib_gpu.sh
 
@@ -236,6 +238,7 @@ cli-test: $(BIN)
 	sh tests/cli_msg.sh ./$(BIN)
 	sh tests/cli_mem.sh ./$(BIN)
 	sh tests/cli_out.sh ./$(BIN)
+	LAYERS_BUILD=$(BUILD) sh tests/layers.sh
 
 # The simulator's speed: the conversation trace (two set-ups), one
 # capacity run of a vLLM baseline, the whole of make reproduce, and speed
@@ -337,4 +340,4 @@ echo:
 clean:
 	rm -rf build bin
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(BUILD)/sim/cli/main.d

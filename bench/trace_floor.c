@@ -5,7 +5,7 @@
  * Prints "trace_floor: LINES lines, CPU_S s cpu"; exit 2 on a bad trace. */
 #include <stdio.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 #include "traces/trace.h"
 
 int main(int argc, char **argv)

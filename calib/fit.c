@@ -17,8 +17,8 @@
 
 #include "models/fit.h"
 #include "models/roof.h"
-#include "sim/jsonx.h"
-#include "sim/out.h"
+#include "sim/core/jsonx.h"
+#include "sim/exp/out.h"
 
 /* A table of points being collected for one fit. */
 typedef struct pts {

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 /* Fit the models the measurements in in_path support (prefill and decode
  * from end-to-end points or from calib/gpu per-layer times, host-device

@@ -9,14 +9,14 @@
 #include "calib/fit.h"
 #include "models/cost.h"
 #include "models/roof.h"
-#include "sim/jsonx.h"
-#include "sim/out.h"
+#include "sim/core/jsonx.h"
+#include "sim/exp/out.h"
 
 static const int64_t PROMPTS[] = {8192, 16384, 32768, 65536, 131072};
 /* Decode steps shown: batch x context per request. */
 static const int64_t STEPS[][2] = {{1, 8192},   {1, 131072}, {16, 8192},
                                    {64, 8192},  {256, 4096}, {16, 131072}};
-/* The roofline cost model at the config's defaults (sim/config.c cost.*). */
+/* The roofline cost model at the config's defaults (sim/exp/config.c cost.*). */
 static const double ROOF_MFU = 0.5, ROOF_MBU = 0.5, ROOF_OVERHEAD_S = 0.005;
 
 static const char *str_or(const json_t *j, const char *dflt)

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 /* Print path's models, their errors and predictions for standard shapes
  * beside the paper's measured points (data_dir holds calib/data). */

@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "sim/out.h"
+#include "sim/exp/out.h"
 
 /* Move all n bytes through fd (write when out, else read), retrying on
  * EINTR and short transfers. -1 on error or end of stream. */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 typedef struct calib_tcp_args {
     const char *connect; /* "HOST:PORT" of a running server; NULL: loopback */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/config.h"
-#include "sim/jsonx.h"
+#include "sim/exp/config.h"
+#include "sim/core/jsonx.h"
 
 #define FUZZ_MAX_FILES 8
 

@@ -18,8 +18,8 @@
 #include "models/cost.h"
 #include "models/hw.h"
 #include "models/llm.h"
-#include "sim/evq.h"
-#include "sim/net.h"
+#include "sim/core/evq.h"
+#include "sim/net/net.h"
 
 static void eval_grid(const model_cost_t *c)
 {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/config.h"
+#include "sim/exp/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/config.h"
+#include "sim/exp/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

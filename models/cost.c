@@ -11,7 +11,7 @@
 #define LINE_AVX2 1
 #endif
 
-#include "sim/registry.h"
+#include "sim/core/registry.h"
 
 static const model_cost_ops_t *const cost_registry[] = {
     &model_cost_fitted,

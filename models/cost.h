@@ -9,7 +9,7 @@
 
 #include "models/hw.h"
 #include "models/llm.h"
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 /* What a cost model may read when it is built. */
 typedef struct model_cost_args {

@@ -17,7 +17,7 @@
 
 #include "models/fit.h"
 #include "models/roof.h"
-#include "sim/jsonx.h"
+#include "sim/core/jsonx.h"
 
 typedef struct fitted {
     double prefill[MODEL_FIT_NCOEF];

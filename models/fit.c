@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 /* The prefill form's attention regressor, (n - p + h) * (n + p) =
  * n^2 - p^2 + h * (n + p); written as n^2 - p^2 when h = 0, so that the

@@ -3,7 +3,7 @@
  * and SSD sizes are assumptions for a typical node, documented here. */
 #include "models/hw.h"
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 #include <stdio.h>
 #include <string.h>

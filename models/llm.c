@@ -1,7 +1,7 @@
 /* models/llm.c: the model descriptor table (public model cards). */
 #include "models/llm.h"
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 #include <stdio.h>
 #include <string.h>

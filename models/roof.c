@@ -1,7 +1,7 @@
 /* models/roof.c: see roof.h. */
 #include "models/roof.h"
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 void model_roof_init(model_roof_t *r, const model_hw_t *hw, const model_llm_t *m, int n_gpus)
 {

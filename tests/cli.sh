@@ -244,7 +244,7 @@ expect 2 "calibration is for 'h200x8'" "$BIN" run "$T/small.json" --set cost.cal
 # bench needs a trace
 (unset MOONCAKE_TRACES; expect 2 "set MOONCAKE_TRACES" "$BIN" bench)
 
-# option tables (sim/opts.c): every option a command's --help lists, long
+# option tables (sim/core/opts.c): every option a command's --help lists, long
 # form and short, is one its parser takes; bad options keep their message
 for c in run trace search compare calib bench sweep capacity; do
     "$BIN" $c --help >"$T/help" 2>&1
@@ -500,14 +500,14 @@ for s in "$R"/experiments/*/*.sh; do
     elif [ "$line" != none ] && ! grep -q 'trace_file' "$s"; then bad "${s#"$R"/} names traces it never looks up"
     else ok; fi
 done
-# docs/extending.md's worked example quotes sim/policy/place_power_of_d.c
+# docs/extending.md's worked example quotes sim/serve/policy/place_power_of_d.c
 # (the lines it shows, less its own comments and elisions, are the file's)
 awk '/^```c$/ { c = 1; next } /^```$/ { c = 0 } c' "$R/docs/extending.md" | grep -v '\.\.\.' |
     sed 's|/\*.*\*/||; s/^ *//; s/ *$//' | grep -v '^{*$' >"$T/example"
 [ -s "$T/example" ] && ok || bad "docs/extending.md shows no C example"
 while IFS= read -r line; do
-    grep -qF -- "$line" "$R/sim/policy/place_power_of_d.c" "$R/sim/policy/place_list.h" && ok ||
-        bad "docs/extending.md quotes a line sim/policy/place_power_of_d.c lacks: $line"
+    grep -qF -- "$line" "$R/sim/serve/policy/place_power_of_d.c" "$R/sim/serve/policy/place_list.h" && ok ||
+        bad "docs/extending.md quotes a line sim/serve/policy/place_power_of_d.c lacks: $line"
 done <"$T/example"
 E="$R/experiments"
 plan() { MOONCAKE_TRACES=$1 sh "$E/figures.sh" --plan "$E/fast25/fig14_breakdown.sh" "$E/fast25/capacity.sh" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/decode_span.sh: decode iterations between batch changes run as one
-# event (sim/decode.c); one event per iteration (MOONCAKE_SIM_DECODE_STEP=1)
+# event (sim/serve/decode.c); one event per iteration (MOONCAKE_SIM_DECODE_STEP=1)
 # is the reference. Each run below, both ways, must give byte-identical
 # requests.csv, timeseries.csv and summary.json (less the event count,
 # which must drop). Usage: sh tests/decode_span.sh bin/mooncake-sim

@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/place_view.sh: Algorithm 1 estimates only the candidates of
-# sim_cluster_prefill_view (sim/place.c); an estimate of every prefill
+# sim_cluster_prefill_view (sim/serve/place.c); an estimate of every prefill
 # instance (MOONCAKE_SIM_PLACE_SCAN=1) is the reference. Each run below,
 # both ways, must give byte-identical requests.csv, timeseries.csv and
 # summary.json. From SIM_PPICK_MIN_INSTANCES (32) prefill instances up
-# the view comes from the index of sim/prefill_pick.c, and with
+# the view comes from the index of sim/serve/prefill_pick.c, and with
 # MOONCAKE_SIM_VIEW_CHECK=1 every such view is also taken by the pass over
 # every instance and compared field by field (a difference aborts the run).
 # Usage: sh tests/place_view.sh bin/mooncake-sim

@@ -3,8 +3,8 @@
 #include "tests/tests.h"
 
 #include "models/cost.h"
-#include "sim/config.h"
-#include "sim/params.h"
+#include "sim/exp/config.h"
+#include "sim/core/params.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 MAX=80
-files=$(ls sim/*.c sim/*/*.c traces/*.c models/*.c calib/*.c calib/*/*.c calib/*/*.cu \
+files=$(ls sim/*/*.c sim/*/*/*.c traces/*.c models/*.c calib/*.c calib/*/*.c calib/*/*.cu \
     fuzz/*.c 2>/dev/null)
 [ -n "$files" ] || { echo "style: no sources found" >&2; exit 2; }
 out=$(awk -v max="$MAX" '

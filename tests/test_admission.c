@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/cluster_int.h"
-#include "sim/config.h"
-#include "sim/run.h"
+#include "sim/serve/cluster_int.h"
+#include "sim/exp/config.h"
+#include "sim/exp/run.h"
 
 static sim_config_t cfg;
 
@@ -94,7 +94,7 @@ END_TEST
  * prefill 0.1 s + 0.1 ms per token, every decode iteration exactly 30 ms
  * (no batch or context term); TBT SLO 0.1 s; no inlining, no Conductor
  * scheduling time; fed from a trace of reqs, nothing run yet. White-box:
- * tests step its queue (sim/cluster_int.h) to stop it midway. */
+ * tests step its queue (sim/serve/cluster_int.h) to stop it midway. */
 typedef struct flat {
     model_cost_t *cost;
     sim_metrics_t *m;

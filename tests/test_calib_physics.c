@@ -1,5 +1,5 @@
 /* tests/test_calib_physics.c: calibration files are checked for physics
- * where they enter (models/cost_fitted.c, sim/net_profile.c) and the cost
+ * where they enter (models/cost_fitted.c, sim/net/net_profile.c) and the cost
  * model's durations are checked where they leave (models/cost.c): the
  * crash of a 1e300 coefficient, negative and zero models, huge and tiny
  * numbers, each refused with the file and JSON path; every shipped file
@@ -14,9 +14,9 @@
 #include <jansson.h>
 
 #include "models/cost.h"
-#include "sim/config.h"
-#include "sim/net.h"
-#include "sim/run.h"
+#include "sim/exp/config.h"
+#include "sim/net/net.h"
+#include "sim/exp/run.h"
 
 /* A calibration for a800x8 / llama2-70b with the given prefill coef and
  * decode section, written to the temporary directory as name. */
@@ -53,7 +53,7 @@ static void refused(const char *path, const char *const *msgs)
 
 #define REFUSED(path, ...) refused((path), (const char *const[]){__VA_ARGS__, NULL})
 
-/* The crash: a run aborted (exit 134, 'delay_ns >= 0' in sim/evq.c) on a
+/* The crash: a run aborted (exit 134, 'delay_ns >= 0' in sim/core/evq.c) on a
  * prefill of 1e300 s that llround could not convert. */
 START_TEST(test_coef_1e300)
 {

@@ -1,4 +1,4 @@
-/* tests/test_check.c: the run-directory checker (sim/check.c) on a run
+/* tests/test_check.c: the run-directory checker (sim/exp/check.c) on a run
  * made by hand: four requests (two completed, one rejected at arrival, one
  * after prefill) whose summary, time series and config were computed from
  * them on paper, so every invariant holds. Then each invariant fails on a
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/check.h"
+#include "sim/exp/check.h"
 
 static const char cfg_json[] =
     "{\n"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/run.h"
+#include "sim/exp/run.h"
 
 static sim_config_t cfg;
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/compare.h"
+#include "sim/exp/compare.h"
 
 /* A small summary in the shape run writes; ttft p90 and attainment are
  * the values a test varies. */

@@ -4,7 +4,7 @@
  * in TTFT); the decode balancer's VRAM term; hot-spot replication and
  * cold replicas; determinism; and the paper's ordering of the placements
  * on a slice of the conversation trace. White-box: it
- * reaches into the cluster (sim/cluster_int.h) to set pool and queues. */
+ * reaches into the cluster (sim/serve/cluster_int.h) to set pool and queues. */
 #include "tests/tests.h"
 
 #include <stdlib.h>
@@ -13,11 +13,11 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/cost.h"
-#include "sim/cluster_int.h"
-#include "sim/config.h"
-#include "sim/evict.h"
-#include "sim/rng.h"
-#include "sim/run.h"
+#include "sim/serve/cluster_int.h"
+#include "sim/exp/config.h"
+#include "sim/pool/evict.h"
+#include "sim/core/rng.h"
+#include "sim/exp/run.h"
 
 typedef struct world {
     model_cost_t *cost;

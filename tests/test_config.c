@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/config.h"
-#include "sim/jsonx.h"
-#include "sim/system.h"
+#include "sim/exp/config.h"
+#include "sim/core/jsonx.h"
+#include "sim/serve/system.h"
 
 static sim_config_t cfg;
 

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/cluster_int.h"
-#include "sim/config.h"
-#include "sim/run.h"
+#include "sim/serve/cluster_int.h"
+#include "sim/exp/config.h"
+#include "sim/exp/run.h"
 
 /* 1,000-token prompts (inlined) and a few of 9,000 (prefilled on the
  * prefill node, their KV sent), arriving on whole 10 ms. */

@@ -6,8 +6,8 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/evq.h"
-#include "sim/rng.h"
+#include "sim/core/evq.h"
+#include "sim/core/rng.h"
 
 typedef struct log {
     int64_t args[4096];

@@ -1,4 +1,4 @@
-/* tests/test_fmt.c: sim/fmt's fixed-point and integer formatting against
+/* tests/test_fmt.c: sim/core/fmt's fixed-point and integer formatting against
  * printf, byte for byte: random seconds from nanoseconds (what the CSVs
  * write), random bit patterns, dyadic values (exact ties at the last
  * decimal, which round half to even), values just past a tie, signed
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/fmt.h"
+#include "sim/core/fmt.h"
 
 static uint64_t st = 88172645463325252ull;
 static uint64_t rnd(void)

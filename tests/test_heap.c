@@ -1,14 +1,14 @@
-/* tests/test_heap.c: the generic heap (sim/heap.h) against a sorted model,
+/* tests/test_heap.c: the generic heap (sim/core/heap.h) against a sorted model,
  * index tracking through remove, heapify, the pinned order of equal keys,
- * and the intrusive request FIFO (sim/reqq.h). */
+ * and the intrusive request FIFO (sim/serve/reqq.h). */
 #include "tests/tests.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sim/heap.h"
-#include "sim/reqq.h"
+#include "sim/core/heap.h"
+#include "sim/serve/reqq.h"
 
 typedef struct item {
     int key;

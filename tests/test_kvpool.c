@@ -12,10 +12,10 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "sim/evict.h"
-#include "sim/hmap.h"
-#include "sim/kvpool.h"
-#include "sim/rng.h"
+#include "sim/pool/evict.h"
+#include "sim/core/hmap.h"
+#include "sim/pool/kvpool.h"
+#include "sim/core/rng.h"
 #include "traces/trace.h"
 
 static sim_kvpool_t *pool1(const char *policy, int64_t dram, int64_t ssd)

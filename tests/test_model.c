@@ -12,15 +12,15 @@
 #include <gsl/gsl_rng.h>
 
 #include "calib/fit.h"
-#include "sim/jsonx.h"
-#include "sim/rng.h"
+#include "sim/core/jsonx.h"
+#include "sim/core/rng.h"
 #include "models/cost.h"
 #include "models/fit.h"
 #include "models/hw.h"
 #include "models/llm.h"
 #include "models/roof.h"
-#include "sim/admit.h"
-#include "sim/place.h"
+#include "sim/serve/admit.h"
+#include "sim/serve/place.h"
 
 START_TEST(test_descriptors)
 {

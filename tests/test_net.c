@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/evq.h"
-#include "sim/net.h"
+#include "sim/core/evq.h"
+#include "sim/net/net.h"
 
 typedef struct rec {
     sim_evq_t *q;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/opts.h"
-#include "sim/util.h"
+#include "sim/core/opts.h"
+#include "sim/core/util.h"
 
 enum { T_OUT = 7, T_QUIET, T_MAXP, T_DRY, T_HIDDEN, T_HELP };
 

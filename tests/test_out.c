@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/out.h"
+#include "sim/exp/out.h"
 
 static const char *const names[] = {"a.txt", "b.txt", NULL};
 

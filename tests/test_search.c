@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/search.h"
+#include "sim/exp/search.h"
 
 /* A step function: passes below threshold; counts its calls. */
 typedef struct step {

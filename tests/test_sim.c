@@ -20,13 +20,13 @@
 #include "models/cost.h"
 #include "models/hw.h"
 #include "models/llm.h"
-#include "sim/check.h"
-#include "sim/hist.h"
-#include "sim/jsonx.h"
-#include "sim/metrics.h"
-#include "sim/net.h"
-#include "sim/rng.h"
-#include "sim/run.h"
+#include "sim/exp/check.h"
+#include "sim/core/hist.h"
+#include "sim/core/jsonx.h"
+#include "sim/core/metrics.h"
+#include "sim/net/net.h"
+#include "sim/core/rng.h"
+#include "sim/exp/run.h"
 
 static sim_config_t cfg;
 

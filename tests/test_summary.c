@@ -1,6 +1,6 @@
 /* tests/test_summary.c: the parts of summary.json the components build.
  * The KV pool's $.cache (sim_kvpool_summary_json) and the network's
- * $.transfer (sim_net_summary_json) against the functions sim/run.c used
+ * $.transfer (sim_net_summary_json) against the functions sim/exp/run.c used
  * to build them with (cache_json and transfer_json, kept here verbatim as
  * the reference), on a pool that replayed a real trace and a network that
  * moved real flows, compared as written by sim_json_write, byte for byte;
@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/evict.h"
-#include "sim/evq.h"
-#include "sim/jsonx.h"
-#include "sim/kvpool.h"
-#include "sim/metrics.h"
-#include "sim/net.h"
+#include "sim/pool/evict.h"
+#include "sim/core/evq.h"
+#include "sim/core/jsonx.h"
+#include "sim/pool/kvpool.h"
+#include "sim/core/metrics.h"
+#include "sim/net/net.h"
 #include "traces/trace.h"
 
-/* ---- the reference: sim/run.c's cache_json and transfer_json as they
+/* ---- the reference: sim/exp/run.c's cache_json and transfer_json as they
  * were before the components built their own (the policy name passed in
  * place of cfg->cache.policy). ---- */
 

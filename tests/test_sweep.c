@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sim/sweep.h"
+#include "sim/exp/sweep.h"
 
 /* A small generated experiment every spec here starts from. */
 static const char *base_exp(void)

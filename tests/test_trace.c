@@ -15,7 +15,7 @@
 #include <malloc.h>
 #include <zstd.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 #include "traces/lines.h"
 #include "traces/trace.h"
 

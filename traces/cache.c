@@ -1,12 +1,12 @@
 /* traces/cache.c: the trace cache analysis behind `trace cache`: the
- * KVCache pool of sim/kvpool.c with one node and one DRAM tier per
+ * KVCache pool of sim/pool/kvpool.c with one node and one DRAM tier per
  * capacity, replayed without timing. Memory is the pools' blocks (bounded
  * by the capacities, or the distinct blocks when unlimited). */
 #include "traces/trace.h"
 
-#include "sim/evict.h"
-#include "sim/hmap.h"
-#include "sim/kvpool.h"
+#include "sim/pool/evict.h"
+#include "sim/core/hmap.h"
+#include "sim/pool/kvpool.h"
 
 int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
                          const int64_t *cap_tok, size_t n_caps, double *hit_rate, sim_err_t *err)

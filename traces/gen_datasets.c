@@ -19,7 +19,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "sim/rng.h"
+#include "sim/core/rng.h"
 
 enum { DS_ARXIV, DS_LEVAL, DS_LONGCTX };
 

@@ -11,7 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "sim/rng.h"
+#include "sim/core/rng.h"
 
 enum { DIST_CONSTANT, DIST_UNIFORM, DIST_EXPONENTIAL, DIST_LOGNORMAL };
 static const char *const dist_names[] = {"constant", "uniform", "exponential", "lognormal"};

@@ -40,7 +40,7 @@ struct trace_lines {
 
 /* zstd's buffers from the simulator's allocator: the window of a frame
  * (its whole content, up to 8 MiB and more) is a large block and so
- * comes in 2 MiB huge pages (sim/util.c), not one page fault per 4 KiB as
+ * comes in 2 MiB huge pages (sim/core/util.c), not one page fault per 4 KiB as
  * it fills. */
 static void *zstd_alloc(void *opaque, size_t n)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 #include "traces/trace.h"
 
 typedef struct trace_lines trace_lines_t;

@@ -14,8 +14,8 @@
 #include <cJSON.h>
 #include <jansson.h>
 
-#include "sim/hmap.h"
-#include "sim/jsonx.h"
+#include "sim/core/hmap.h"
+#include "sim/core/jsonx.h"
 #include "traces/lines.h"
 
 /* ---- trace_stats ---- */

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/registry.h"
+#include "sim/core/registry.h"
 #include "traces/lines.h"
 
 /* Adding a source = one new file defining its ops table + one line here. */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/util.h"
+#include "sim/core/util.h"
 
 #define TRACE_BLOCK_TOK 512
 /* Lengths above these are rejected as absurd (a corrupt record, not a

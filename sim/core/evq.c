@@ -1,0 +1,167 @@
+/* sim/core/evq.c: a min-heap (sim/core/heap.h) of (time, seq, slot) keys over a
+ * slab of event records recycled through a free list. A record's
+ * generation changes each time it is reused, so a stale id never cancels a
+ * newer event. */
+#include "sim/core/evq.h"
+
+#include "sim/core/heap.h"
+
+typedef struct ev_rec {
+    sim_event_fn fn;
+    void *obj;
+    int64_t arg;
+    uint32_t gen;
+    uint8_t live;      /* scheduled and not yet run */
+    uint8_t cancelled; /* dropped when popped */
+    uint32_t next_free;
+} ev_rec_t;
+
+typedef struct ev_key {
+    sim_time_t t, pushed;
+    uint64_t seq;
+    uint32_t slot;
+} ev_key_t;
+
+struct sim_evq {
+    void *ctx;
+    sim_time_t now;
+    uint64_t seq;
+    uint64_t executed;
+    sim_evq_pos_t cur; /* of the event being run or last run */
+    size_t n_live;
+    ev_key_t *heap;
+    size_t n_heap, cap_heap;
+    ev_rec_t *recs;
+    size_t n_recs, cap_recs;
+    uint32_t free_head; /* UINT32_MAX = empty */
+};
+
+#define NO_SLOT UINT32_MAX
+
+sim_evq_t *sim_evq_new(void *ctx)
+{
+    sim_evq_t *q = sim_xcalloc(1, sizeof *q, "evq");
+    q->ctx = ctx;
+    q->free_head = NO_SLOT;
+    return q;
+}
+
+void sim_evq_free(sim_evq_t *q)
+{
+    if (!q)
+        return;
+    sim_free(q->heap);
+    sim_free(q->recs);
+    sim_free(q);
+}
+
+sim_time_t sim_evq_now(const sim_evq_t *q) { return q->now; }
+size_t sim_evq_pending(const sim_evq_t *q) { return q->n_live; }
+uint64_t sim_evq_executed(const sim_evq_t *q) { return q->executed; }
+
+/* pushed is nondecreasing in seq for events scheduled by sim_evq_at, so
+ * among them this is (t, seq) order; it places sim_evq_at_as_of's events. */
+static int key_less(const ev_key_t *a, const ev_key_t *b)
+{
+    return a->t < b->t ||
+           (a->t == b->t && (a->pushed < b->pushed || (a->pushed == b->pushed && a->seq < b->seq)));
+}
+
+SIM_HEAP_DEFINE(ev_heap, ev_key_t, key_less, SIM_HEAP_UNTRACKED)
+
+static uint32_t rec_alloc(sim_evq_t *q)
+{
+    if (q->free_head != NO_SLOT) {
+        uint32_t s = q->free_head;
+        q->free_head = q->recs[s].next_free;
+        return s;
+    }
+    SIM_ASSERT(q->n_recs < NO_SLOT);
+    sim_grow((void **)&q->recs, &q->cap_recs, q->n_recs + 1, sizeof *q->recs, "evq records");
+    q->recs[q->n_recs].gen = 0;
+    return (uint32_t)q->n_recs++;
+}
+
+static void rec_release(sim_evq_t *q, uint32_t s)
+{
+    q->recs[s].live = 0;
+    q->recs[s].gen++;
+    q->recs[s].next_free = q->free_head;
+    q->free_head = s;
+}
+
+sim_evq_pos_t sim_evq_current(const sim_evq_t *q) { return q->cur; }
+uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
+
+sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
+                          int64_t arg)
+{
+    return sim_evq_at_as_of(q, t_ns, q->now, fn, obj, arg);
+}
+
+sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                                sim_event_fn fn, void *obj, int64_t arg)
+{
+    SIM_ASSERT(t_ns >= q->now);
+    SIM_ASSERT(pushed_ns <= t_ns);
+    SIM_ASSERT(fn != NULL);
+    uint32_t s = rec_alloc(q);
+    ev_rec_t *r = &q->recs[s];
+    r->fn = fn;
+    r->obj = obj;
+    r->arg = arg;
+    r->live = 1;
+    r->cancelled = 0;
+    ev_heap_push(&q->heap, &q->n_heap, &q->cap_heap,
+                 (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s}, "evq heap");
+    q->n_live++;
+    /* gen + 1 keeps ids nonzero. */
+    return ((uint64_t)(r->gen + 1u) << 32) | s;
+}
+
+sim_event_id_t sim_evq_after(sim_evq_t *q, sim_time_t delay_ns, sim_event_fn fn, void *obj,
+                             int64_t arg)
+{
+    SIM_ASSERT(delay_ns >= 0);
+    SIM_ASSERT(delay_ns <= INT64_MAX - q->now);
+    return sim_evq_at(q, q->now + delay_ns, fn, obj, arg);
+}
+
+int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
+{
+    uint32_t s = (uint32_t)(id & 0xffffffffu);
+    uint32_t gen = (uint32_t)(id >> 32) - 1u;
+    if (id == 0 || s >= q->n_recs)
+        return 0;
+    ev_rec_t *r = &q->recs[s];
+    if (!r->live || r->cancelled || r->gen != gen)
+        return 0;
+    r->cancelled = 1;
+    q->n_live--;
+    return 1;
+}
+
+int sim_evq_step(sim_evq_t *q)
+{
+    while (q->n_heap > 0) {
+        ev_key_t top = ev_heap_pop(q->heap, &q->n_heap);
+        ev_rec_t *r = &q->recs[top.slot];
+        if (r->cancelled) {
+            rec_release(q, top.slot);
+            continue;
+        }
+        /* Event time never decreases: the engine's first invariant. */
+        SIM_ASSERT(top.t >= q->now);
+        q->now = top.t;
+        q->cur = (sim_evq_pos_t){.t = top.t, .pushed = top.pushed, .seq = top.seq};
+        sim_event_fn fn = r->fn;
+        void *obj = r->obj;
+        int64_t arg = r->arg;
+        q->n_live--;
+        rec_release(q, top.slot);
+        q->executed++;
+        fn(q->ctx, obj, arg);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,915 @@
+/* sim/net/net.c: see net.h. Rates come from progressive filling (water-
+ * filling): raise every unfrozen flow's rate together until a resource
+ * (a sender's egress or a receiver's ingress) or a flow's own cap is
+ * exhausted, freeze the flows held there, repeat. Flows that share no
+ * resource, even through other flows, do not affect each other's rates,
+ * so a change refills only the connected component(s) of the flow/
+ * resource graph it touches: O(rounds x component) per change, where the
+ * rounds are at most the component's resources plus its capped flows.
+ * A round freezes the flows within 1e-12 (relative) of its level, to
+ * absorb rounding; each component has its own levels, so a near-equal
+ * level elsewhere never freezes its flows (one level for all flows would
+ * move rates in their last bits on changes they share nothing with). */
+#include "sim/net/net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/core/hmap.h"
+#include "sim/core/metrics.h"
+
+enum { F_FREE = 0, F_SETUP, F_ACTIVE };
+
+typedef struct flow {
+    int32_t src, dst, link;
+    uint8_t state;
+    uint8_t frozen;
+    double left; /* bytes still to move (while active: in the active list's hot part) */
+    double rate; /* bytes/s while active */
+    double cap;  /* 0: none */
+    double new_rate; /* water-filling result */
+    sim_time_t start_ns;
+    sim_event_id_t ev;
+    sim_event_fn done;
+    void *obj;
+    int64_t arg;
+    uint32_t pos;       /* index in active[] */
+    uint32_t next_free;
+    uint32_t out_next, out_prev; /* active flows of the sender's egress */
+    uint32_t in_next, in_prev;   /* active flows of the receiver's ingress */
+    uint32_t seen;               /* component search epoch */
+} flow_t;
+
+/* An active flow's progress, kept beside active[]. Its bytes move at a
+ * constant rate between changes of that rate, so left is kept as of t0
+ * (its last change) and brought forward only when the rate changes or the
+ * flow ends: one subtraction per constant-rate interval, whatever happens
+ * elsewhere in the network. The byte counters (per link, per sender) are
+ * kept apart, as of counted_ns, so reading them (sim_net_settle) never
+ * moves a flow. */
+typedef struct flow_hot {
+    double rate;
+    double left;    /* bytes still to move, as of t0 */
+    double size;    /* all its bytes */
+    double counted; /* of them, added to the counters (as of counted_ns) */
+    sim_time_t t0, counted_ns;
+    int32_t link, src;
+} flow_hot_t;
+
+/* A resource is 2 x node for its egress, 2 x node + 1 for its ingress. */
+#define RES_E(node) (2 * (int32_t)(node))
+#define RES_I(node) (2 * (int32_t)(node) + 1)
+
+struct sim_net {
+    sim_evq_t *q;
+    sim_net_profile_t prof;
+    int n_nodes;
+    double *cap_node;  /* egress = ingress capacity per node: NIC x efficiency */
+    double *nic;
+    double *rem_e, *rem_i; /* water-filling scratch */
+    int32_t *cnt_e, *cnt_i;
+    uint32_t *head_e, *head_i; /* per node: first active flow out, in */
+    uint32_t *seen_e, *seen_i; /* per node: component search epoch */
+    uint32_t epoch;
+    int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
+    double *res_sh;  /* beside each: its share in the water-filling's round */
+    uint32_t *comp;  /* their flows, then their active[] positions */
+    uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
+    size_t cap_scratch; /* of comp, capped and fresh */
+    int reference;      /* refill every flow at each change */
+    int32_t *uf;        /* the reference's union-find over resources */
+    double *lvl;        /* and its per-component levels */
+    int32_t *n_out, *n_in; /* flows (setup or active) per node */
+    double *share_out, *share_in; /* cap_node over n_out + 1, n_in + 1: kept, not divided per query */
+    /* Each node's (share_out, share_in) pair interned: nodes with equal
+     * pairs have equal ids (NO_SHARE_ID: a pair whose key another holds). */
+    uint32_t *share_id;
+    sim_hmap_t share_index; /* key of a pair -> id */
+    struct share_pair {
+        double out, in;
+    } *id_pair; /* [id] */
+    size_t n_ids, cap_ids;
+    /* Nodes whose id changed since sim_net_share_changes last read them,
+     * once each (changed[node]); NULL until it is first called. */
+    uint32_t *changes;
+    uint8_t *changed;
+    size_t n_changes;
+    double *sent;
+    flow_t *f;
+    size_t n_f, cap_f;
+    uint32_t free_head;
+    uint32_t *active;
+    flow_hot_t *hot; /* [k]: of active[k] */
+    size_t n_active, cap_active, cap_hot;
+    sim_time_t settled_ns; /* the links' busy times are as of this */
+    sim_net_link_stats_t link[SIM_N_NET_LINKS];
+    int64_t n_moving[SIM_N_NET_LINKS]; /* active flows with a rate > 0 */
+};
+
+#define NO_FLOW UINT32_MAX
+
+/* Node's share pair changed: its id. */
+static void share_intern(sim_net_t *n, int node)
+{
+    double o = n->share_out[node], i = n->share_in[node];
+    uint64_t a, b;
+    memcpy(&a, &o, sizeof a);
+    memcpy(&b, &i, sizeof b);
+    uint64_t key = a ^ (b * UINT64_C(0x9E3779B97F4A7C15) >> 7);
+    int inserted;
+    uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
+    if (inserted) {
+        SIM_ASSERT(n->n_ids < NO_SHARE_ID);
+        sim_grow((void **)&n->id_pair, &n->cap_ids, n->n_ids + 1, sizeof *n->id_pair,
+                 "net share ids");
+        n->id_pair[n->n_ids++] = (struct share_pair){o, i};
+    }
+    uint32_t now = n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
+    if (n->changes && now != n->share_id[node] && !n->changed[node]) {
+        n->changed[node] = 1;
+        n->changes[n->n_changes++] = (uint32_t)node;
+    }
+    n->share_id[node] = now;
+}
+
+sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
+                       const sim_net_profile_t *profile)
+{
+    sim_net_t *n = sim_xcalloc(1, sizeof *n, "net");
+    size_t nn = (size_t)n_nodes;
+    n->q = q;
+    n->prof = *profile;
+    n->n_nodes = n_nodes;
+    n->cap_node = sim_xcalloc(nn, sizeof *n->cap_node, "net capacity");
+    n->nic = sim_xcalloc(nn, sizeof *n->nic, "net nic");
+    n->rem_e = sim_xcalloc(nn, sizeof *n->rem_e, "net scratch");
+    n->rem_i = sim_xcalloc(nn, sizeof *n->rem_i, "net scratch");
+    n->cnt_e = sim_xcalloc(nn, sizeof *n->cnt_e, "net scratch");
+    n->cnt_i = sim_xcalloc(nn, sizeof *n->cnt_i, "net scratch");
+    n->head_e = sim_xcalloc(nn, sizeof *n->head_e, "net lists");
+    n->head_i = sim_xcalloc(nn, sizeof *n->head_i, "net lists");
+    n->seen_e = sim_xcalloc(nn, sizeof *n->seen_e, "net scratch");
+    n->seen_i = sim_xcalloc(nn, sizeof *n->seen_i, "net scratch");
+    n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
+    n->res_sh = sim_xcalloc(2 * nn, sizeof *n->res_sh, "net scratch");
+    n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
+    n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
+    n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
+    n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
+    n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
+    n->share_id = sim_xcalloc(nn, sizeof *n->share_id, "net share ids");
+    sim_hmap_init(&n->share_index);
+    for (size_t i = 0; i < nn; i++) {
+        n->nic[i] = nic_bytes_per_s[i];
+        n->cap_node[i] = nic_bytes_per_s[i] * profile->efficiency;
+        n->share_out[i] = n->share_in[i] = n->cap_node[i];
+        share_intern(n, (int)i);
+        n->head_e[i] = n->head_i[i] = NO_FLOW;
+    }
+    n->free_head = NO_FLOW;
+    n->settled_ns = sim_evq_now(q);
+    return n;
+}
+
+void sim_net_free(sim_net_t *n)
+{
+    if (!n)
+        return;
+    sim_free(n->cap_node);
+    sim_free(n->nic);
+    sim_free(n->rem_e);
+    sim_free(n->rem_i);
+    sim_free(n->cnt_e);
+    sim_free(n->cnt_i);
+    sim_free(n->head_e);
+    sim_free(n->head_i);
+    sim_free(n->seen_e);
+    sim_free(n->seen_i);
+    sim_free(n->res);
+    sim_free(n->res_sh);
+    sim_free(n->comp);
+    sim_free(n->capped);
+    sim_free(n->fresh);
+    sim_free(n->uf);
+    sim_free(n->lvl);
+    sim_free(n->n_out);
+    sim_free(n->n_in);
+    sim_free(n->share_out);
+    sim_free(n->share_in);
+    sim_free(n->share_id);
+    sim_free(n->changes);
+    sim_free(n->changed);
+    sim_free(n->id_pair);
+    sim_hmap_free(&n->share_index);
+    sim_free(n->sent);
+    sim_free(n->f);
+    sim_free(n->active);
+    sim_free(n->hot);
+    sim_free(n);
+}
+
+/* Flow h's left brought forward to now at its rate (> 0 or not). */
+static void flow_move(flow_hot_t *h, sim_time_t now)
+{
+    sim_time_t dt = now - h->t0;
+    h->t0 = now;
+    if (dt <= 0 || h->rate <= 0)
+        return;
+    double moved = h->rate * (double)dt / 1e9;
+    h->left -= moved < h->left ? moved : h->left;
+}
+
+/* Flow h's bytes since counted_ns into its link's and sender's counters
+ * (never past its size). */
+static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
+{
+    sim_time_t dt = now - h->counted_ns;
+    h->counted_ns = now;
+    if (dt <= 0 || h->rate <= 0)
+        return;
+    double moved = h->rate * (double)dt / 1e9, rest = h->size - h->counted;
+    if (moved > rest)
+        moved = rest;
+    h->counted += moved;
+    n->link[h->link].bytes += moved;
+    n->sent[h->src] += moved;
+}
+
+/* Flow h brought to now (its progress and its counters) at its old rate,
+ * then given rate; the links' counts of moving flows follow. */
+static void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate, sim_time_t now)
+{
+    flow_count(n, h, now);
+    flow_move(h, now);
+    n->n_moving[h->link] += (rate > 0) - (h->rate > 0);
+    h->rate = rate;
+}
+
+/* The links' busy time up to now: a link is busy while one of its flows
+ * moves data. */
+static void links_advance(sim_net_t *n)
+{
+    sim_time_t now = sim_evq_now(n->q);
+    sim_time_t dt = now - n->settled_ns;
+    n->settled_ns = now;
+    if (dt <= 0)
+        return;
+    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+        if (n->n_moving[l] > 0)
+            n->link[l].busy_ns += dt;
+}
+
+void sim_net_settle(sim_net_t *n)
+{
+    links_advance(n);
+    sim_time_t now = sim_evq_now(n->q);
+    for (size_t k = 0; k < n->n_active; k++)
+        flow_count(n, &n->hot[k], now);
+}
+
+static void flow_done(void *ctx, void *obj, int64_t arg);
+
+/* When a flow with left bytes to move at rate (> 0) from now finishes,
+ * rounded up to the ns. A finish further away than SIM_MAX_DURATION_NS
+ * (an absurd size over a tiny share), the bound of every duration, is held
+ * there (and at the end of int64 time) rather than converted out of
+ * int64; the flow's rate is recomputed at the next change of its
+ * component anyway. */
+static sim_time_t flow_finish_ns(sim_time_t now, double left, double rate)
+{
+    double ns = left / rate * 1e9;
+    sim_time_t dt = SIM_MAX_DURATION_NS;
+    if (ns <= (double)SIM_MAX_DURATION_NS)
+        dt = (sim_time_t)ceil(ns);
+    if (dt < 0)
+        dt = 0;
+    return dt > INT64_MAX - now ? INT64_MAX : now + dt;
+}
+
+/* Give flow id its new rate; when it changed (or the flow has no
+ * completion queued), queue its completion again. */
+static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
+{
+    flow_t *f = &n->f[id];
+    if (f->new_rate == f->rate && f->ev)
+        return;
+    flow_set_rate(n, &n->hot[f->pos], f->new_rate, now);
+    f->rate = f->new_rate;
+    if (f->ev)
+        sim_evq_cancel(n->q, f->ev);
+    f->ev = 0;
+    if (f->rate > 0)
+        f->ev = sim_evq_at(n->q, flow_finish_ns(now, n->hot[f->pos].left, f->rate), flow_done, n,
+                           id);
+}
+
+/* Add active flow id to its sender's egress and receiver's ingress lists. */
+static void flow_link(sim_net_t *n, uint32_t id)
+{
+    flow_t *f = &n->f[id];
+    f->out_prev = f->in_prev = NO_FLOW;
+    f->out_next = n->head_e[f->src];
+    if (f->out_next != NO_FLOW)
+        n->f[f->out_next].out_prev = id;
+    n->head_e[f->src] = id;
+    f->in_next = n->head_i[f->dst];
+    if (f->in_next != NO_FLOW)
+        n->f[f->in_next].in_prev = id;
+    n->head_i[f->dst] = id;
+}
+
+static void flow_unlink(sim_net_t *n, uint32_t id)
+{
+    flow_t *f = &n->f[id];
+    if (f->out_prev != NO_FLOW)
+        n->f[f->out_prev].out_next = f->out_next;
+    else
+        n->head_e[f->src] = f->out_next;
+    if (f->out_next != NO_FLOW)
+        n->f[f->out_next].out_prev = f->out_prev;
+    if (f->in_prev != NO_FLOW)
+        n->f[f->in_prev].in_next = f->in_next;
+    else
+        n->head_i[f->dst] = f->in_next;
+    if (f->in_next != NO_FLOW)
+        n->f[f->in_next].in_prev = f->in_prev;
+}
+
+/* Mark resource r seen in this search; 0 if it already was. */
+static int res_visit(sim_net_t *n, int32_t r)
+{
+    uint32_t *s = (r & 1) ? &n->seen_i[r >> 1] : &n->seen_e[r >> 1];
+    if (*s == n->epoch)
+        return 0;
+    *s = n->epoch;
+    return 1;
+}
+
+/* Append the component of resource r0 (unless already seen) to
+ * n->res[*nr..] and n->comp[*nc..]: every resource and active flow
+ * reachable from it through shared resources. O(component). */
+static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
+{
+    if (!res_visit(n, r0))
+        return;
+    size_t head = *nr;
+    n->res[(*nr)++] = r0;
+    while (head < *nr) {
+        int32_t r = n->res[head++];
+        int in = r & 1;
+        uint32_t id = in ? n->head_i[r >> 1] : n->head_e[r >> 1];
+        while (id != NO_FLOW) {
+            flow_t *f = &n->f[id];
+            if (f->seen != n->epoch) {
+                f->seen = n->epoch;
+                n->comp[(*nc)++] = id;
+                int32_t other = in ? RES_E(f->src) : RES_I(f->dst);
+                if (res_visit(n, other))
+                    n->res[(*nr)++] = other;
+            }
+            id = in ? f->in_next : f->out_next;
+        }
+    }
+}
+
+static int32_t res_cnt(const sim_net_t *n, int32_t r)
+{
+    return (r & 1) ? n->cnt_i[r >> 1] : n->cnt_e[r >> 1];
+}
+
+/* What is left on resource r for each of its unfrozen flows. */
+static double res_share(const sim_net_t *n, int32_t r)
+{
+    return (r & 1) ? n->rem_i[r >> 1] / n->cnt_i[r >> 1] : n->rem_e[r >> 1] / n->cnt_e[r >> 1];
+}
+
+/* One round's level: the least share of a resource with unfrozen flows or
+ * cap of an unfrozen flow, never below 0. Drops exhausted resources from
+ * res[0..*nr) and frozen flows from capped[0..*ncap) (order is free: the
+ * minimum is exact); each resource's share goes to sh[] beside it, for
+ * the round's freezing (one division a resource a round, not two). */
+static double fill_level(sim_net_t *n, int32_t *res, double *sh, size_t *nr, uint32_t *capped,
+                         size_t *ncap)
+{
+    double level = INFINITY;
+    for (size_t k = 0; k < *nr;) {
+        if (res_cnt(n, res[k]) == 0) {
+            res[k] = res[--*nr];
+            continue;
+        }
+        double x = res_share(n, res[k]);
+        sh[k] = x;
+        if (x < level)
+            level = x;
+        k++;
+    }
+    for (size_t k = 0; k < *ncap;) {
+        const flow_t *f = &n->f[capped[k]];
+        if (f->frozen) {
+            capped[k] = capped[--*ncap];
+            continue;
+        }
+        if (f->cap < level)
+            level = f->cap;
+        k++;
+    }
+    return level < 0 ? 0 : level;
+}
+
+/* Freeze flow id at level (if not yet) into fresh[]. */
+static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
+{
+    flow_t *f = &n->f[id];
+    if (f->frozen)
+        return;
+    f->frozen = 1;
+    f->new_rate = level;
+    n->fresh[(*nfresh)++] = id;
+}
+
+/* Water-fill one component: flows comp[0..nc), resources res[0..nr)
+ * (reordered as scratch); sets each flow's new_rate. A flow freezes when
+ * one of its resources' shares or its cap is within 1e-12 of the round's
+ * level: the same rounds, levels and subtractions as the reference's
+ * flow-by-flow test, so the same doubles. */
+static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_t *res, double *sh,
+                           size_t nr)
+{
+    size_t ncap = 0;
+    for (size_t k = 0; k < nr; k++) {
+        int node = res[k] >> 1;
+        if (res[k] & 1) {
+            n->rem_i[node] = n->cap_node[node];
+            n->cnt_i[node] = 0;
+        } else {
+            n->rem_e[node] = n->cap_node[node];
+            n->cnt_e[node] = 0;
+        }
+    }
+    for (size_t k = 0; k < nc; k++) {
+        flow_t *f = &n->f[comp[k]];
+        f->frozen = 0;
+        n->cnt_e[f->src]++;
+        n->cnt_i[f->dst]++;
+        if (f->cap > 0)
+            n->capped[ncap++] = comp[k];
+    }
+    for (size_t unfrozen = nc; unfrozen > 0;) {
+        double level = fill_level(n, res, sh, &nr, n->capped, &ncap);
+        double thr = level + level * 1e-12;
+        size_t nfresh = 0;
+        for (size_t k = 0; k < nr; k++) {
+            if (sh[k] > thr)
+                continue;
+            int in = res[k] & 1;
+            uint32_t id = in ? n->head_i[res[k] >> 1] : n->head_e[res[k] >> 1];
+            for (; id != NO_FLOW; id = in ? n->f[id].in_next : n->f[id].out_next)
+                fill_freeze(n, id, level, &nfresh);
+        }
+        for (size_t k = 0; k < ncap; k++)
+            if (n->f[n->capped[k]].cap <= thr)
+                fill_freeze(n, n->capped[k], level, &nfresh);
+        for (size_t k = 0; k < nfresh; k++) {
+            const flow_t *f = &n->f[n->fresh[k]];
+            n->rem_e[f->src] -= level;
+            n->rem_i[f->dst] -= level;
+            n->cnt_e[f->src]--;
+            n->cnt_i[f->dst]--;
+        }
+        unfrozen -= nfresh;
+    }
+}
+
+/* A fresh component search: nothing seen yet. */
+static void epoch_next(sim_net_t *n)
+{
+    if (++n->epoch != 0)
+        return;
+    memset(n->seen_e, 0, (size_t)n->n_nodes * sizeof *n->seen_e);
+    memset(n->seen_i, 0, (size_t)n->n_nodes * sizeof *n->seen_i);
+    for (size_t i = 0; i < n->n_f; i++)
+        n->f[i].seen = 0;
+    n->epoch = 1;
+}
+
+static void scratch_grow(sim_net_t *n, size_t need)
+{
+    if (need <= n->cap_scratch)
+        return;
+    size_t cap = n->cap_scratch;
+    sim_grow((void **)&n->comp, &cap, need, sizeof *n->comp, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->capped, &cap, need, sizeof *n->capped, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->fresh, &cap, need, sizeof *n->fresh, "net scratch");
+    n->cap_scratch = cap;
+}
+
+static int32_t uf_find(int32_t *uf, int32_t r)
+{
+    while (uf[r] != r) {
+        uf[r] = uf[uf[r]];
+        r = uf[r];
+    }
+    return r;
+}
+
+/* Label active[k] with its component (a resource of it) in comp[k]. */
+static void full_label(sim_net_t *n)
+{
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        n->uf[RES_E(f->src)] = RES_E(f->src);
+        n->uf[RES_I(f->dst)] = RES_I(f->dst);
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        int32_t a = uf_find(n->uf, RES_E(f->src)), b = uf_find(n->uf, RES_I(f->dst));
+        if (a != b)
+            n->uf[a] = b;
+    }
+    for (size_t k = 0; k < n->n_active; k++)
+        n->comp[k] = (uint32_t)uf_find(n->uf, RES_E(n->f[n->active[k]].src));
+}
+
+/* The rate an unfrozen flow would get at this round: its equal share of
+ * what is left on its sender's egress and its receiver's ingress, under
+ * its own cap. */
+static double flow_share(const sim_net_t *n, const flow_t *f)
+{
+    double e = n->rem_e[f->src] / n->cnt_e[f->src];
+    double i = n->rem_i[f->dst] / n->cnt_i[f->dst];
+    double s = e < i ? e : i;
+    return f->cap > 0 && f->cap < s ? f->cap : s;
+}
+
+/* One round of the reference over every unfrozen flow: the least share
+ * per component, then freeze the flows within 1e-12 of their
+ * component's. Returns how many froze. */
+static size_t full_round(sim_net_t *n)
+{
+    size_t froze = 0;
+    for (size_t k = 0; k < n->n_active; k++)
+        if (!n->f[n->active[k]].frozen)
+            n->lvl[n->comp[k]] = INFINITY;
+    for (size_t k = 0; k < n->n_active; k++) {
+        const flow_t *f = &n->f[n->active[k]];
+        double s = f->frozen ? INFINITY : flow_share(n, f);
+        if (s < n->lvl[n->comp[k]])
+            n->lvl[n->comp[k]] = s;
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        double level = n->lvl[n->comp[k]] < 0 ? 0 : n->lvl[n->comp[k]];
+        if (!f->frozen && flow_share(n, f) <= level + level * 1e-12) {
+            f->frozen = 1;
+            f->new_rate = level;
+        }
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        if (f->frozen != 1)
+            continue;
+        f->frozen = 2; /* applied */
+        n->rem_e[f->src] -= f->new_rate;
+        n->rem_i[f->dst] -= f->new_rate;
+        n->cnt_e[f->src]--;
+        n->cnt_i[f->dst]--;
+        froze++;
+    }
+    return froze;
+}
+
+/* The reference: every active flow refilled from scratch, flow by flow,
+ * each component at its own levels, then every rate applied in active[]
+ * order. O(flows^2) per change. */
+static void recompute_full(sim_net_t *n)
+{
+    full_label(n);
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        n->rem_e[f->src] = n->cap_node[f->src];
+        n->rem_i[f->dst] = n->cap_node[f->dst];
+        n->cnt_e[f->src] = n->cnt_i[f->dst] = 0;
+    }
+    for (size_t k = 0; k < n->n_active; k++) {
+        flow_t *f = &n->f[n->active[k]];
+        f->frozen = 0;
+        n->cnt_e[f->src]++;
+        n->cnt_i[f->dst]++;
+    }
+    for (size_t unfrozen = n->n_active; unfrozen > 0;)
+        unfrozen -= full_round(n);
+    sim_time_t now = sim_evq_now(n->q);
+    for (size_t k = 0; k < n->n_active; k++)
+        flow_apply(n, n->active[k], now);
+}
+
+static int pos_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Refill the components holding resources seeds[0..ns), each on its own,
+ * then apply their new rates in active[] order: the order in which the
+ * reference queues completions, as every other flow keeps its rate. */
+static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
+{
+    scratch_grow(n, n->n_active + 1);
+    if (n->reference) {
+        recompute_full(n);
+        return;
+    }
+    epoch_next(n);
+    size_t nr = 0, nc = 0;
+    for (int s = 0; s < ns; s++) {
+        size_t r0 = nr, c0 = nc;
+        comp_collect(n, seeds[s], &nr, &nc);
+        if (nc > c0)
+            fill_component(n, n->comp + c0, nc - c0, n->res + r0, n->res_sh + r0, nr - r0);
+    }
+    for (size_t k = 0; k < nc; k++)
+        n->comp[k] = n->f[n->comp[k]].pos;
+    if (nc > 16) {
+        qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    } else { /* the usual few: an insertion sort, no calls */
+        for (size_t k = 1; k < nc; k++) {
+            uint32_t x = n->comp[k];
+            size_t j = k;
+            for (; j > 0 && n->comp[j - 1] > x; j--)
+                n->comp[j] = n->comp[j - 1];
+            n->comp[j] = x;
+        }
+    }
+    sim_time_t now = sim_evq_now(n->q);
+    for (size_t k = 0; k < nc; k++)
+        flow_apply(n, n->active[n->comp[k]], now);
+}
+
+void sim_net_set_reference(sim_net_t *n, int on)
+{
+    n->reference = on;
+    if (on && !n->uf) {
+        n->uf = sim_xcalloc(2 * (size_t)n->n_nodes, sizeof *n->uf, "net reference");
+        n->lvl = sim_xcalloc(2 * (size_t)n->n_nodes, sizeof *n->lvl, "net reference");
+    }
+}
+
+double sim_net_left(const sim_net_t *n, uint32_t id)
+{
+    SIM_ASSERT(id < n->n_f && n->f[id].state != F_FREE);
+    const flow_t *f = &n->f[id];
+    if (f->state != F_ACTIVE)
+        return f->left;
+    flow_hot_t h = n->hot[f->pos];
+    flow_move(&h, sim_evq_now(n->q));
+    return h.left;
+}
+
+double sim_net_rate(const sim_net_t *n, uint32_t id)
+{
+    SIM_ASSERT(id < n->n_f && n->f[id].state != F_FREE);
+    return n->f[id].state == F_ACTIVE ? n->f[id].rate : 0;
+}
+
+static void active_remove(sim_net_t *n, uint32_t id)
+{
+    uint32_t pos = n->f[id].pos;
+    flow_hot_t *h = &n->hot[pos];
+    flow_set_rate(n, h, 0, sim_evq_now(n->q)); /* it stops moving */
+    n->f[id].left = h->left;
+    uint32_t last = n->active[--n->n_active];
+    n->active[pos] = last;
+    n->hot[pos] = n->hot[n->n_active];
+    n->f[last].pos = pos;
+    flow_unlink(n, id);
+}
+
+/* A flow from src to dst starts (d = 1) or ends (-1): the counts and the
+ * shares a new flow would get, divided once here. */
+static void count_flow(sim_net_t *n, int src, int dst, int d)
+{
+    n->n_out[src] += d;
+    n->n_in[dst] += d;
+    n->share_out[src] = n->cap_node[src] / (n->n_out[src] + 1);
+    n->share_in[dst] = n->cap_node[dst] / (n->n_in[dst] + 1);
+    share_intern(n, src);
+    share_intern(n, dst);
+}
+
+/* Take flow id out of the network (settled beforehand). */
+static void flow_release(sim_net_t *n, uint32_t id)
+{
+    flow_t *f = &n->f[id];
+    if (f->state == F_ACTIVE)
+        active_remove(n, id);
+    if (f->ev)
+        sim_evq_cancel(n->q, f->ev);
+    count_flow(n, f->src, f->dst, -1);
+    n->link[f->link].flow_ns += sim_evq_now(n->q) - f->start_ns;
+    f->state = F_FREE;
+    f->ev = 0;
+    f->next_free = n->free_head;
+    n->free_head = id;
+}
+
+static void flow_done(void *ctx, void *obj, int64_t arg)
+{
+    sim_net_t *n = obj;
+    uint32_t id = (uint32_t)arg;
+    links_advance(n);
+    flow_t *f = &n->f[id];
+    SIM_ASSERT(f->state == F_ACTIVE);
+    /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
+    flow_hot_t *h = &n->hot[f->pos];
+    flow_count(n, h, sim_evq_now(n->q));
+    double rest = h->size - h->counted;
+    n->link[f->link].bytes += rest;
+    n->sent[f->src] += rest;
+    h->counted = h->size;
+    h->left = 0;
+    n->link[f->link].flows++;
+    sim_event_fn done = f->done;
+    void *dobj = f->obj;
+    int64_t darg = f->arg;
+    f->ev = 0; /* this very event */
+    int32_t seeds[2] = {RES_E(f->src), RES_I(f->dst)};
+    flow_release(n, id);
+    recompute(n, seeds, 2);
+    done(ctx, dobj, darg);
+}
+
+void sim_net_cancel(sim_net_t *n, uint32_t id)
+{
+    SIM_ASSERT(n->f[id].state != F_FREE);
+    links_advance(n);
+    int was_active = n->f[id].state == F_ACTIVE;
+    int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
+    flow_release(n, id);
+    if (was_active)
+        recompute(n, seeds, 2);
+}
+
+static void flow_activate(void *ctx, void *obj, int64_t arg)
+{
+    sim_net_t *n = obj;
+    uint32_t id = (uint32_t)arg;
+    (void)ctx;
+    links_advance(n);
+    flow_t *f = &n->f[id];
+    SIM_ASSERT(f->state == F_SETUP);
+    f->state = F_ACTIVE;
+    f->ev = 0;
+    f->rate = 0;
+    sim_grow((void **)&n->active, &n->cap_active, n->n_active + 1, sizeof *n->active, "net active");
+    sim_grow((void **)&n->hot, &n->cap_hot, n->n_active + 1, sizeof *n->hot, "net active");
+    f->pos = (uint32_t)n->n_active;
+    sim_time_t now = sim_evq_now(n->q);
+    n->hot[f->pos] = (flow_hot_t){.rate = 0,
+                                  .left = f->left,
+                                  .size = f->left,
+                                  .t0 = now,
+                                  .counted_ns = now,
+                                  .link = f->link,
+                                  .src = f->src};
+    n->active[n->n_active++] = id;
+    flow_link(n, id);
+    int32_t seed = RES_E(f->src);
+    recompute(n, &seed, 1);
+}
+
+uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
+                       sim_event_fn done, void *obj, int64_t arg)
+{
+    SIM_ASSERT(src >= 0 && src < n->n_nodes && dst >= 0 && dst < n->n_nodes && src != dst);
+    SIM_ASSERT(link >= 0 && link < SIM_N_NET_LINKS && bytes >= 0);
+    uint32_t id;
+    if (n->free_head != NO_FLOW) {
+        id = n->free_head;
+        n->free_head = n->f[id].next_free;
+    } else {
+        SIM_ASSERT(n->n_f < NO_FLOW);
+        sim_grow((void **)&n->f, &n->cap_f, n->n_f + 1, sizeof *n->f, "net flows");
+        id = (uint32_t)n->n_f++;
+    }
+    flow_t *f = &n->f[id];
+    memset(f, 0, sizeof *f);
+    f->src = src;
+    f->dst = dst;
+    f->link = link;
+    f->left = bytes;
+    f->cap = cap_bytes_per_s;
+    f->done = done;
+    f->obj = obj;
+    f->arg = arg;
+    f->state = F_SETUP;
+    f->start_ns = sim_evq_now(n->q);
+    count_flow(n, src, dst, 1);
+    f->ev = sim_evq_after(n->q, (sim_time_t)llround(n->prof.latency_s * 1e9), flow_activate, n, id);
+    return id;
+}
+
+void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
+{
+    flow_t *f = &n->f[id];
+    SIM_ASSERT(f->state != F_FREE);
+    if (f->cap == cap_bytes_per_s)
+        return;
+    f->cap = cap_bytes_per_s;
+    if (f->state == F_ACTIVE) {
+        links_advance(n);
+        int32_t seed = RES_E(f->src);
+        recompute(n, &seed, 1);
+    }
+}
+
+/* ns rounded to the nearest integer, halves away from 0, as llround does
+ * but without the libm call (the schedulers call the estimate for every
+ * candidate node); held within +-SIM_MAX_DURATION_NS (NaN: the bound). */
+static sim_time_t ns_round(double ns)
+{
+    if (!(ns < (double)SIM_MAX_DURATION_NS))
+        return SIM_MAX_DURATION_NS;
+    if (ns <= -(double)SIM_MAX_DURATION_NS)
+        return -SIM_MAX_DURATION_NS;
+    sim_time_t t = (sim_time_t)ns; /* toward 0 */
+    double frac = ns - (double)t;  /* exact */
+    if (frac >= 0.5)
+        t++;
+    else if (frac <= -0.5)
+        t--;
+    return t;
+}
+
+double sim_net_send_share(const sim_net_t *n, int src) { return n->share_out[src]; }
+
+double sim_net_recv_share(const sim_net_t *n, int dst) { return n->share_in[dst]; }
+
+const double *sim_net_send_shares(const sim_net_t *n) { return n->share_out; }
+const double *sim_net_recv_shares(const sim_net_t *n) { return n->share_in; }
+
+const uint32_t *sim_net_share_changes(sim_net_t *n, size_t *count)
+{
+    if (!n->changes) {
+        n->changes = sim_xmalloc((size_t)n->n_nodes * sizeof *n->changes, "net share changes");
+        n->changed = sim_xcalloc((size_t)n->n_nodes, sizeof *n->changed, "net share changes");
+    }
+    for (size_t k = 0; k < n->n_changes; k++)
+        n->changed[n->changes[k]] = 0;
+    *count = n->n_changes;
+    n->n_changes = 0;
+    return n->changes;
+}
+
+const uint32_t *sim_net_share_ids(const sim_net_t *n, size_t *n_ids)
+{
+    *n_ids = n->n_ids;
+    return n->share_id;
+}
+
+sim_time_t sim_net_estimate_ns(const sim_net_t *n, int src, int dst, double bytes)
+{
+    double e = sim_net_send_share(n, src), i = sim_net_recv_share(n, dst);
+    double rate = e < i ? e : i;
+    return ns_round((n->prof.latency_s + bytes / rate) * 1e9);
+}
+
+size_t sim_net_active(const sim_net_t *n)
+{
+    size_t k = 0;
+    for (int i = 0; i < n->n_nodes; i++)
+        k += (size_t)n->n_out[i];
+    return k;
+}
+
+sim_net_link_stats_t sim_net_link_stats(const sim_net_t *n, int link) { return n->link[link]; }
+
+double sim_net_take_sent(sim_net_t *n, int node)
+{
+    double s = n->sent[node];
+    n->sent[node] = 0;
+    return s;
+}
+
+double sim_net_nic_bytes_per_s(const sim_net_t *n, int node) { return n->nic[node]; }
+
+json_t *sim_net_summary_json(const sim_net_t *n, const sim_net_profile_t *prof)
+{
+    static const char *const names[SIM_N_NET_LINKS] = {"pd", "fetch", "stage", "replication"};
+    json_t *o = json_object();
+    json_object_set_new(o, "transport", json_string(prof->name));
+    json_object_set_new(o, "latency_s", sim_metrics_num(prof->latency_s));
+    json_object_set_new(o, "efficiency", sim_metrics_num(prof->efficiency));
+    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
+        sim_net_link_stats_t st = sim_net_link_stats(n, l);
+        json_t *x = json_object();
+        json_object_set_new(x, "bytes", json_integer((json_int_t)llround(st.bytes)));
+        json_object_set_new(x, "busy_s", sim_metrics_num((double)st.busy_ns / 1e9));
+        json_object_set_new(x, "flow_s", sim_metrics_num((double)st.flow_ns / 1e9));
+        json_object_set_new(x, "flows", json_integer(st.flows));
+        json_object_set_new(o, names[l], x);
+    }
+    return o;
+}

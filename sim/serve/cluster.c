@@ -1,0 +1,741 @@
+/* sim/serve/cluster.c: the cluster's life cycle: the network and the serving
+ * system's instances; arrivals read one ahead from the trace and handed to
+ * the system; admission at arrival; the end of every request; the time
+ * series; and the read-only view policies use. The systems live in
+ * sim/serve/pd.c (with sim/serve/prefill*.c and sim/serve/decode.c) and
+ * sim/serve/colocated.c. */
+#include "sim/serve/cluster_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The pass of sim_cluster_prefill_view over every instance: the class of
+ * share id s and run common is slot 2 x s + common, at used[at] for the
+ * call that last stamped the slot. */
+typedef struct view_slot {
+    uint64_t stamp;
+    uint32_t at;
+} view_slot_t;
+
+struct sim_view_scratch {
+    view_slot_t *cl;
+    size_t cap_cl;
+    sim_view_class_t *used; /* this call's classes, in first use */
+    size_t cap_used;
+    uint64_t stamp;
+    int check; /* MOONCAKE_SIM_VIEW_CHECK=1: the pass checks every indexed view */
+    sim_prefill_view_t ref; /* the pass's view, then */
+};
+
+/* ---- request end ---- */
+
+/* Requests and their block ids come from the run's slab: at 512P + 512D a
+ * replay holds thousands at once, megabytes that would otherwise each be
+ * first touched in the C library's heap 4 KiB at a time. */
+static void req_release(sim_cluster_t *c, sim_req_t *r)
+{
+    sim_slab_release(&c->slab, r->blocks, (size_t)r->cap_blocks * sizeof *r->blocks);
+    sim_slab_release(&c->slab, r, sizeof *r);
+}
+
+/* Take r off the live list and keep it (with its blocks' room) for the
+ * next request read; under AddressSanitizer, free it. */
+static void req_free(sim_cluster_t *c, sim_req_t *r)
+{
+    if (r->live_prev)
+        r->live_prev->live_next = r->live_next;
+    else
+        c->live = r->live_next;
+    if (r->live_next)
+        r->live_next->live_prev = r->live_prev;
+    sim_prefill_release(r);
+    sim_free(r->tbt_saved);
+    if (SIM_UNDER_ASAN) {
+        req_release(c, r);
+        return;
+    }
+    r->next = c->spare;
+    c->spare = r;
+}
+
+/* A zeroed request with room for n blocks: a spare one when there is. */
+static sim_req_t *req_new(sim_cluster_t *c, uint32_t n)
+{
+    sim_req_t *r = c->spare;
+    uint64_t *blocks = NULL;
+    uint32_t cap = 0;
+    if (r) {
+        c->spare = r->next;
+        blocks = r->blocks;
+        cap = r->cap_blocks;
+        memset(r, 0, sizeof *r);
+    } else {
+        r = sim_slab_alloc(&c->slab, sizeof *r, "request");
+    }
+    if (n > cap || !blocks) { /* a fresh request has no room (cap 0) */
+        sim_slab_release(&c->slab, blocks, (size_t)cap * sizeof *blocks);
+        cap = n;
+        blocks = sim_slab_alloc(&c->slab, (size_t)cap * sizeof *blocks, "request blocks");
+    }
+    r->blocks = blocks;
+    r->cap_blocks = cap;
+    return r;
+}
+
+void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
+{
+    SIM_ASSERT(r->status == SIM_REQ_ACTIVE);
+    r->status = st;
+    r->finish_ns = sim_evq_now(c->evq);
+    if (c->a.system->release)
+        c->a.system->release(c->system_st, c, r);
+    sim_metrics_request_done(c->m, r);
+    c->n_done++;
+    req_free(c, r);
+}
+
+void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on)
+{
+    if (r->inbound == on || r->decode_inst < 0)
+        return;
+    decode_inst_t *d = &c->dc[r->decode_inst];
+    int64_t s = on ? 1 : -1;
+    r->inbound = on;
+    d->n_inbound += s;
+    d->ctx_inbound += s * r->input_tok;
+    d->rsv_inbound += s * (r->input_tok + r->output_tok);
+}
+
+/* ---- time series ---- */
+
+static void ts_row(sim_cluster_t *c)
+{
+    sim_time_t now = sim_evq_now(c->evq);
+    double dt = (double)(now - c->ts_prev_ns) / 1e9;
+    if (dt <= 0)
+        return;
+    sim_net_settle(c->net);
+    sim_metrics_ts_t row = {.time_s = (double)now / 1e9};
+    for (int l = 0; l < SIM_N_NET_LINKS; l++) {
+        sim_net_link_stats_t st = sim_net_link_stats(c->net, l);
+        row.link_gbps[l] = (st.bytes - c->ts_prev[l].bytes) * 8 / dt / 1e9;
+        c->ts_prev[l] = st;
+    }
+    double sum = 0, mx = 0;
+    for (int n = 0; n < c->n_nodes; n++) {
+        double u = sim_net_take_sent(c->net, n) / dt / sim_net_nic_bytes_per_s(c->net, n);
+        sum += u;
+        mx = u > mx ? u : mx;
+    }
+    row.nic_util_mean = sum / c->n_nodes;
+    row.nic_util_max = mx;
+    row.flows = (int64_t)sim_net_active(c->net);
+    row.in_flight = c->n_arrived - c->n_done;
+    if (c->pool) {
+        int64_t blocks, replicas, multi;
+        sim_kvpool_replica_totals(c->pool, &blocks, &replicas, &multi);
+        row.replicas_mean = blocks ? (double)replicas / (double)blocks : 0;
+        row.blocks_multi = multi;
+        row.hot_replications = c->hot_replications;
+    }
+    double *pl =
+        sim_xcalloc((size_t)(c->a.pd.n_prefill + c->a.pd.n_decode) + 1, sizeof *pl, "loads");
+    double *dl = pl + c->a.pd.n_prefill;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
+        row.prefill_wait_s_max = fmax(row.prefill_wait_s_max, (double)w / 1e9);
+        pl[i] = (double)w / (double)c->a.slo_ttft_ns;
+    }
+    for (int j = 0; j < c->a.pd.n_decode; j++)
+        dl[j] = sim_cluster_decode_load_now(c, j, NULL);
+    row.prefill_load = pl;
+    row.decode_load = dl;
+    sim_metrics_ts_row(c->m, &row);
+    sim_free(pl);
+    c->ts_prev_ns = now;
+}
+
+/* Nothing can change before the next arrival (the trace's record read
+ * ahead): no request in flight, no flow on the network, and no event
+ * pending but that arrival. */
+static int ts_idle(const sim_cluster_t *c)
+{
+    return c->live && c->n_arrived == c->n_done && sim_net_active(c->net) == 0 &&
+           sim_evq_pending(c->evq) == 1;
+}
+
+/* The time of the next row, on the grid k x metrics.interval_s. While the
+ * cluster is idle every row until the next arrival is the same (nothing
+ * moves, nothing is in flight, every load is 0, the pool is unchanged), so
+ * of an idle span's rows only the first and the last are written; the
+ * rows between them are skipped, with no event. The first row after a
+ * burst still shows the burst's end, and a plot drawn through the rows is
+ * exact across the span. ts_quiet: the row due next closes an interval in
+ * which nothing happened. */
+static sim_time_t ts_next_ns(sim_cluster_t *c)
+{
+    sim_time_t now = sim_evq_now(c->evq), iv = c->a.ts_interval_ns, next = now + iv;
+    int quiet_row = c->ts_quiet; /* the row just written */
+    c->ts_quiet = 0;
+    if (!ts_idle(c))
+        return next;
+    sim_time_t at = SIM_MAX(c->live->arrival_ns, now);
+    if (quiet_row && at > next + iv)
+        next = (at - 1) / iv * iv; /* the last interval that ends before the arrival */
+    c->ts_quiet = next < at;
+    return next;
+}
+
+static void ts_tick(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    (void)obj;
+    (void)arg;
+    ts_row(c);
+    c->ts_rows++;
+    /* Keep sampling while anything is left to happen (until the trace
+     * ends, its read-ahead record is live); the next tick and the final
+     * partial row must stay within the bound, else the run stops here. */
+    if (!c->live)
+        return;
+    if (c->ts_rows + 2 > c->ts_max_rows) {
+        c->trace_failed = 1;
+        sim_errf(&c->trace_err,
+                 "$.metrics.interval_s: %g s would write more than %lld rows of timeseries.csv "
+                 "(the most for rows of %d columns; %.0f s simulated so far, requests still in "
+                 "flight): use at least the run's simulated span / %lld, or 0 for no time series",
+                 (double)c->a.ts_interval_ns / 1e9, (long long)c->ts_max_rows,
+                 SIM_TS_FIXED_COLS + c->a.pd.n_prefill + c->a.pd.n_decode,
+                 (double)sim_evq_now(c->evq) / 1e9, (long long)c->ts_max_rows);
+        return;
+    }
+    sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
+}
+
+/* ---- arrivals ---- */
+
+static void arrival(void *ctx, void *obj, int64_t arg);
+
+/* Read the next trace record and schedule its arrival. */
+static void pull_next(sim_cluster_t *c)
+{
+    trace_req_t tr;
+    int rc = trace_next(c->trace, &tr, &c->trace_err);
+    if (rc == TRACE_END)
+        return;
+    if (rc == TRACE_ERR) {
+        c->trace_failed = 1;
+        return;
+    }
+    sim_req_t *r = req_new(c, tr.n_blocks);
+    r->id = c->n_arrived + 1; /* provisional; fixed at arrival */
+    r->arrival_ns = tr.arrival_ns;
+    r->input_tok = tr.input_tok;
+    r->output_tok = tr.output_tok;
+    r->n_blocks = tr.n_blocks;
+    if (tr.n_blocks)
+        memcpy(r->blocks, tr.blocks, (size_t)tr.n_blocks * sizeof *r->blocks);
+    r->prefill_inst = r->decode_inst = -1;
+    r->fetch_src = -1;
+    r->live_next = c->live;
+    if (c->live)
+        c->live->live_prev = r;
+    c->live = r;
+    sim_time_t at = tr.arrival_ns < sim_evq_now(c->evq) ? sim_evq_now(c->evq) : tr.arrival_ns;
+    sim_evq_at(c->evq, at, arrival, r, 0);
+}
+
+static void arrival(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    sim_req_t *r = obj;
+    (void)arg;
+    r->id = c->n_arrived++;
+    sim_metrics_arrival(c->m, r);
+    pull_next(c);
+    c->a.system->arrive(c->system_st, c, r);
+}
+
+int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r)
+{
+    /* A request whose KV could never fit an instance cannot be served by
+     * any policy: refused at once. */
+    if (r->input_tok + r->output_tok > c->kv_cap_tok ||
+        !c->a.admit->at_arrival(c->admit_st, c, r)) {
+        sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- life cycle ---- */
+
+sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, sim_err_t *err)
+{
+    int64_t kv_bytes = model_llm_kv_bytes_per_tok(a->llm);
+    double vram = a->hw->n_gpus * a->hw->vram_bytes_per_gpu * (1.0 - a->vram_reserve_frac);
+    double kv_room = vram - a->llm->weight_bytes;
+    if (kv_room < (double)kv_bytes) {
+        /* Both keys: the model's weights, and the reserve that shrank what
+         * is left of a node's VRAM for them. */
+        sim_errf(err,
+                 "$.model, $.cluster.vram_reserve_frac: model %s (%.0f GB of weights) does not fit "
+                 "the VRAM a node keeps after the reserve, leaving no room for KVCache (%s: %d x "
+                 "%.0f GB x (1 - %g) = %.0f GB); lower the reserve or choose a smaller model",
+                 a->llm->name, a->llm->weight_bytes / 1e9, a->hw->name, a->hw->n_gpus,
+                 a->hw->vram_bytes_per_gpu / 1e9, a->vram_reserve_frac, vram / 1e9);
+        return NULL;
+    }
+    SIM_ASSERT(a->system && a->place && a->admit && a->net.profile);
+    SIM_ASSERT(a->pd.prefill_group >= 1 && a->pd.prefill_chunk_tok >= 1);
+    sim_cluster_t *c = sim_xcalloc(1, sizeof *c, "cluster");
+    c->a = *a;
+    c->evq = sim_evq_new(c);
+    c->m = m;
+    c->kv_bytes_per_tok = kv_bytes;
+    c->kv_cap_tok = (int64_t)(kv_room / (double)kv_bytes);
+    c->ts_max_rows = SIM_MIN(SIM_TS_MAX_ROWS,
+                             SIM_TS_MAX_CELLS / (SIM_TS_FIXED_COLS + a->pd.n_prefill + a->pd.n_decode));
+    c->n_nodes = a->system->n_nodes(a, a->system_params);
+    SIM_ASSERT(c->n_nodes >= 1);
+    double *nic = sim_xmalloc((size_t)c->n_nodes * sizeof *nic, "nic");
+    for (int n = 0; n < c->n_nodes; n++)
+        nic[n] = a->net.nic_bytes_per_s;
+    c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
+    c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
+    c->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *c->view_mark, "prefill view marks");
+    c->view = sim_xcalloc(1, sizeof *c->view, "prefill view");
+    c->view->check = sim_env_flag("MOONCAKE_SIM_VIEW_CHECK");
+    c->plan_memo = sim_prefill_memo_new();
+    sim_free(nic);
+    c->system_st = a->system->init(c, a->system_params);
+    c->place_st = a->place->init ? a->place->init(c, a->place_params) : NULL;
+    c->admit_st = a->admit->init ? a->admit->init(c, a->admit_params) : NULL;
+    return c;
+}
+
+void sim_cluster_free(sim_cluster_t *c)
+{
+    if (!c)
+        return;
+    /* Requests of an abandoned run are still live. */
+    while (c->live)
+        req_free(c, c->live);
+    while (c->spare) {
+        sim_req_t *r = c->spare;
+        c->spare = r->next;
+        req_release(c, r);
+    }
+    if (c->a.place->free)
+        c->a.place->free(c->place_st);
+    if (c->a.admit->free)
+        c->a.admit->free(c->admit_st);
+    c->a.system->free(c, c->system_st);
+    sim_slab_free(&c->slab);
+    sim_free(c->scratch);
+    sim_free(c->tbt_runs);
+    sim_net_free(c->net);
+    sim_free(c->prefix_scratch);
+    sim_free(c->view_mark);
+    if (c->view) {
+        struct sim_view_scratch *vs = c->view;
+        sim_free(vs->cl);
+        sim_free(vs->used);
+        sim_free(vs->ref.inst);
+        sim_free(vs->ref.lead);
+        sim_free(vs->ref.wait);
+        sim_free(vs->ref.send);
+        sim_free(vs->ref.recv);
+        sim_free(vs->ref.hold);
+        sim_free(vs->ref.hold_send);
+        sim_free(vs);
+    }
+    sim_free(c->plan_memo);
+    sim_evq_free(c->evq);
+    sim_free(c);
+}
+
+void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t)
+{
+    c->trace = t;
+    pull_next(c);
+    if (c->a.ts_interval_ns > 0)
+        sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
+}
+
+int sim_cluster_run(sim_cluster_t *c, sim_cluster_progress_fn progress, void *ud, sim_err_t *err)
+{
+    uint64_t n = 0;
+    while (!c->trace_failed && sim_evq_step(c->evq))
+        if (progress && (++n & 0xffff) == 0)
+            progress(ud, c);
+    if (c->trace_failed) {
+        if (err)
+            *err = c->trace_err;
+        return -1;
+    }
+    /* Conservation: everything that arrived has ended. */
+    SIM_ASSERT(c->n_done == c->n_arrived && c->live == NULL);
+    if (c->a.ts_interval_ns > 0)
+        ts_row(c); /* the last, partial interval */
+    sim_net_settle(c->net);
+    return 0;
+}
+
+uint64_t sim_cluster_events(const sim_cluster_t *c) { return sim_evq_executed(c->evq); }
+int64_t sim_cluster_n_arrived(const sim_cluster_t *c) { return c->n_arrived; }
+int64_t sim_cluster_n_in_flight(const sim_cluster_t *c) { return c->n_arrived - c->n_done; }
+int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c) { return c->kv_cap_tok; }
+const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c) { return c->pool; }
+sim_net_t *sim_cluster_net(sim_cluster_t *c) { return c->net; }
+
+/* ---- view ---- */
+
+int sim_cluster_n_prefill(const sim_cluster_t *c) { return c->a.pd.n_prefill; }
+int sim_cluster_n_decode(const sim_cluster_t *c) { return c->a.pd.n_decode; }
+sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq); }
+const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
+int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
+
+sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
+{
+    return sim_prefill_wait_at(&c->pf[i], sim_evq_now(c->evq));
+}
+
+sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
+{
+    return sim_prefill_predict_ns(c, i, r, 0);
+}
+
+sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_min)
+{
+    return sim_prefill_predict_ns(c, i, r, lead_min);
+}
+
+const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->a; }
+
+void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
+{
+    if (!c->pool) {
+        memset(out, 0, (size_t)c->a.pd.n_prefill * sizeof *out);
+        return;
+    }
+    sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, c->prefix_scratch);
+    for (int i = 0; i < c->a.pd.n_prefill; i++)
+        out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
+}
+
+void sim_cluster_prefill_pred_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
+                                  const uint32_t *lead_min, sim_time_t *out)
+{
+    sim_prefill_predict_all(c, r, leads, lead_min, out);
+}
+
+sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j, const sim_req_t *r)
+{
+    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, i), sim_cluster_decode_node(c, j),
+                               (double)(r->input_tok * c->kv_bytes_per_tok));
+}
+
+sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
+                                         const sim_req_t *r, uint32_t have, uint32_t want)
+{
+    int64_t tok = SIM_MIN((int64_t)want * TRACE_BLOCK_TOK, r->input_tok) -
+                  SIM_MIN((int64_t)have * TRACE_BLOCK_TOK, r->input_tok);
+    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, src), sim_cluster_pool_node(c, dst),
+                               (double)(tok * c->kv_bytes_per_tok));
+}
+
+void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv)
+{
+    sim_time_t now = sim_evq_now(c->evq);
+    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        wait[i] = sim_prefill_wait_at(&c->pf[i], now);
+        int node = sim_cluster_pool_node(c, i);
+        send[i] = out[node];
+        recv[i] = in[node];
+    }
+}
+
+/* Candidate k of v: instance i with its run, wait and shares. */
+static void view_put(sim_prefill_view_t *v, int k, int i, uint32_t lead, sim_time_t wait, double send,
+                     double recv)
+{
+    v->inst[k] = i;
+    v->lead[k] = lead;
+    v->wait[k] = wait;
+    v->send[k] = send;
+    v->recv[k] = recv;
+}
+
+void sim_view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
+                     double recv)
+{
+    int k = v->n++;
+    for (; k > 0 && v->inst[k - 1] > i; k--)
+        view_put(v, k, v->inst[k - 1], v->lead[k - 1], v->wait[k - 1], v->send[k - 1],
+                 v->recv[k - 1]);
+    view_put(v, k, i, lead, wait, send, recv);
+}
+
+/* v's holders of its longest run (top_len): every candidate with it, and
+ * the first instance of each class with it (the rest of the class share
+ * its send share). */
+static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, const sim_view_class_t *cls,
+                         size_t n_cls, uint32_t common_len, const double *out)
+{
+    uint32_t top = v->top_len;
+    v->n_hold = 0;
+    for (int k = 0; top > 0 && k < v->n; k++)
+        if (v->lead[k] == top) {
+            v->hold[v->n_hold] = v->inst[k];
+            v->hold_send[v->n_hold++] = v->send[k];
+        }
+    for (size_t u = 0; top > 0 && u < n_cls; u++) {
+        const sim_view_class_t *g = &cls[u];
+        if ((g->common ? common_len : 0) != top || g->first == g->rep)
+            continue;
+        int k = v->n_hold++;
+        for (; k > 0 && v->hold[k - 1] > g->first; k--) {
+            v->hold[k] = v->hold[k - 1];
+            v->hold_send[k] = v->hold_send[k - 1];
+        }
+        v->hold[k] = g->first;
+        v->hold_send[k] = out[sim_cluster_pool_node(c, g->first)];
+    }
+}
+
+/* The view by a pass over every instance; its classes in c->view. */
+static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_prefill_view_t *v)
+{
+    for (size_t q = 0; q < ru->n_listed; q++)
+        c->view_mark[ru->listed[q]] = 1;
+    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
+    size_t n_ids;
+    const uint32_t *ids = sim_net_share_ids(c->net, &n_ids);
+    struct sim_view_scratch *vs = c->view;
+    size_t cap = vs->cap_cl;
+    sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
+    memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
+    sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
+    uint64_t stamp = ++vs->stamp;
+    size_t n_used = 0;
+    sim_time_t now = sim_evq_now(c->evq);
+    uint32_t top = 0;
+    int any_common = 0; /* a prefill instance of the common set, not listed */
+    v->n = 0;
+    const uint8_t *mark = c->view_mark;
+    const uint64_t *common = ru->common;
+    const prefill_inst_t *pf = c->pf;
+    size_t n = (size_t)c->a.pd.n_prefill, group = (size_t)c->a.pd.prefill_group;
+    for (size_t i = 0, node = 0; i < n; i++, node += group) {
+        unsigned cls = (unsigned)(common[node / 64] >> (node % 64)) & 1;
+        sim_time_t w = sim_prefill_wait_at(&pf[i], now);
+        uint32_t id = ids[node];
+        if (mark[node] || id == NO_SHARE_ID) {
+            uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, (int)node, NULL)
+                                       : cls ? ru->common_len : 0;
+            top = lead > top ? lead : top;
+            view_put(v, v->n++, (int)i, lead, w, out[node], in[node]);
+            continue;
+        }
+        any_common |= (int)cls;
+        size_t k = 2 * (size_t)id + cls;
+        view_slot_t *sl = &vs->cl[k];
+        if (sl->stamp != stamp) {
+            *sl = (view_slot_t){.stamp = stamp, .at = (uint32_t)n_used};
+            vs->used[n_used++] =
+                (sim_view_class_t){.rep = (int)i, .first = (int)i, .common = (int)cls, .rep_wait = w};
+        } else if (w < vs->used[sl->at].rep_wait) {
+            vs->used[sl->at].rep = (int)i;
+            vs->used[sl->at].rep_wait = w;
+        }
+    }
+    for (size_t q = 0; q < ru->n_listed; q++)
+        c->view_mark[ru->listed[q]] = 0;
+    if (any_common && ru->common_len > top)
+        top = ru->common_len;
+    for (size_t u = 0; u < n_used; u++) {
+        const sim_view_class_t *g = &vs->used[u];
+        int node = sim_cluster_pool_node(c, g->rep);
+        sim_view_insert(v, g->rep, g->common ? ru->common_len : 0, g->rep_wait, out[node], in[node]);
+    }
+    v->top_len = top;
+    return n_used;
+}
+
+/* The indexed view v against the pass's: every field, or abort. */
+static void view_check(const sim_cluster_t *c, const sim_kvpool_runs_t *ru,
+                       const sim_prefill_view_t *v)
+{
+    struct sim_view_scratch *vs = c->view;
+    sim_prefill_view_t *ref = &vs->ref;
+    if (!ref->inst) {
+        size_t n = (size_t)c->a.pd.n_prefill;
+        ref->inst = sim_xmalloc(n * sizeof *ref->inst, "prefill view check");
+        ref->lead = sim_xmalloc(n * sizeof *ref->lead, "prefill view check");
+        ref->wait = sim_xmalloc(n * sizeof *ref->wait, "prefill view check");
+        ref->send = sim_xmalloc(n * sizeof *ref->send, "prefill view check");
+        ref->recv = sim_xmalloc(n * sizeof *ref->recv, "prefill view check");
+        ref->hold = sim_xmalloc(n * sizeof *ref->hold, "prefill view check");
+        ref->hold_send = sim_xmalloc(n * sizeof *ref->hold_send, "prefill view check");
+    }
+    size_t n_cls = view_pass(c, ru, ref);
+    view_holders(c, ref, vs->used, n_cls, ru->common_len, sim_net_send_shares(c->net));
+    size_t n = (size_t)v->n, h = (size_t)v->n_hold;
+    SIM_ASSERT(ref->n == v->n && ref->top_len == v->top_len && ref->n_hold == v->n_hold);
+    SIM_ASSERT(!memcmp(ref->inst, v->inst, n * sizeof *v->inst) &&
+               !memcmp(ref->lead, v->lead, n * sizeof *v->lead) &&
+               !memcmp(ref->wait, v->wait, n * sizeof *v->wait) &&
+               !memcmp(ref->send, v->send, n * sizeof *v->send) &&
+               !memcmp(ref->recv, v->recv, n * sizeof *v->recv));
+    SIM_ASSERT(!memcmp(ref->hold, v->hold, h * sizeof *v->hold) &&
+               !memcmp(ref->hold_send, v->hold_send, h * sizeof *v->hold_send));
+}
+
+int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
+{
+    if (!c->pool)
+        return -1;
+    sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
+    sim_kvpool_runs_t ru;
+    sim_kvpool_scan_runs(c->pool, &ru);
+    const sim_view_class_t *cls;
+    size_t n_cls;
+    if (c->ppick) {
+        sim_ppick_view(c, &ru, v, &cls, &n_cls);
+    } else {
+        n_cls = view_pass(c, &ru, v);
+        cls = c->view->used;
+    }
+    view_holders(c, v, cls, n_cls, ru.common_len, sim_net_send_shares(c->net));
+    if (c->ppick && c->view->check)
+        view_check(c, &ru, v);
+    return 0;
+}
+
+sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    return model_cost_decode_ns(c->a.cost, d->n_assigned + 1, d->tok_assigned + r->input_tok);
+}
+
+/* A request that does not fit waits for VRAM, and that wait is part of
+ * its TBT: hence the VRAM term of the load. */
+double sim_cluster_decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, int64_t rsv)
+{
+    if (n <= 0)
+        return 0;
+    double t = (double)model_cost_decode_ns(c->a.cost, n, ctx) / (double)c->a.slo_tbt_ns;
+    double v = (double)rsv / (double)c->kv_cap_tok;
+    return t > v ? t : v;
+}
+
+double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    return sim_cluster_decode_load(c, d->n_assigned + 1, d->tok_assigned + r->input_tok,
+                       d->rsv_assigned + r->input_tok + r->output_tok);
+}
+
+double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r)
+{
+    const decode_inst_t *d = &c->dc[j];
+    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = sim_decode_ctx_now(c, j) + d->ctx_inbound;
+    int64_t rsv = d->kv_used_tok + d->rsv_inbound;
+    if (r && !r->inbound) {
+        n++;
+        ctx += r->input_tok;
+        rsv += r->input_tok + r->output_tok;
+    }
+    return sim_cluster_decode_load(c, n, ctx, rsv);
+}
+
+/* ---- overload view ---- */
+
+sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
+{
+    sim_time_t best = INT64_MAX;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_prefill_predict_ns(c, i, r, 0);
+        best = t < best ? t : best;
+    }
+    return best == INT64_MAX ? 0 : best;
+}
+
+static int dur_bucket(sim_time_t ns)
+{
+    if (ns < 1)
+        return 0;
+    int b = (int)(2 * log2((double)ns));
+    return b < SIM_DUR_BUCKETS ? b : SIM_DUR_BUCKETS - 1;
+}
+
+void sim_cluster_note_decode(sim_cluster_t *c, sim_time_t dur_ns)
+{
+    c->decode_ns_sum += dur_ns;
+    c->decode_n++;
+    for (int b = dur_bucket(dur_ns); b >= 0; b--) {
+        c->dur_cnt_ge[b]++;
+        c->dur_sum_ge_ns[b] += dur_ns;
+    }
+}
+
+sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
+{
+    return c->decode_n ? c->decode_ns_sum / c->decode_n : fallback_ns;
+}
+
+sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age_ns,
+                                          sim_time_t t_d_ns, int learned)
+{
+    /* Mean residual life over the observed durations longer than age: the
+     * buckets above age's, and age's own when its mean exceeds age. */
+    if (c->decode_n > 0 && learned) {
+        int b = dur_bucket(age_ns);
+        int64_t cnt = c->dur_cnt_ge[b + 1], sum = c->dur_sum_ge_ns[b + 1];
+        int64_t own_cnt = c->dur_cnt_ge[b] - cnt, own_sum = c->dur_sum_ge_ns[b] - sum;
+        if (own_cnt > 0 && (double)own_sum / (double)own_cnt > (double)age_ns) {
+            cnt += own_cnt;
+            sum += own_sum;
+        }
+        if (cnt > 0)
+            return (sim_time_t)llround((double)(sum - cnt * age_ns) / (double)cnt);
+    }
+    /* A uniform t_d (set, or nothing observed longer): what is left of
+     * it, or one more t_d for a request that has already outlived it. */
+    return age_ns < t_d_ns ? t_d_ns - age_ns : t_d_ns;
+}
+
+/* ---- the view for forecasts ---- */
+
+sim_cluster_batch_view_t sim_cluster_decode_batch(const sim_cluster_t *c, int j)
+{
+    const decode_inst_t *d = &c->dc[j];
+    /* As of the running event: a decode span has its iterations ahead in
+     * the ring (sim/serve/decode.c). */
+    return (sim_cluster_batch_view_t){
+        .n = (int64_t)d->b.n, .ctx_tok = sim_decode_ctx_now(c, j), .iter = sim_decode_iter_now(c, j)};
+}
+
+const sim_req_t *sim_cluster_live_next(const sim_cluster_t *c, const sim_req_t *prev)
+{
+    return prev ? prev->live_next : c->live;
+}
+
+void sim_cluster_stamp_prefill_ends(const sim_cluster_t *c)
+{
+    sim_time_t now = sim_evq_now(c->evq);
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        const prefill_inst_t *p = &c->pf[i];
+        sim_time_t t = p->running ? p->run_end_ns : now;
+        if (p->running)
+            p->running->forecast_join_ns = t;
+        for (sim_req_t *q = p->head; q; q = q->next) {
+            t += q->pred_prefill_ns;
+            q->forecast_join_ns = t;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+/* sim/serve/prefill.c: prefill instances. FIFO, one request at a time. A request
+ * reuses the longest leading run of its blocks in the instance's node pool
+ * (after an optional remote fetch that lands before it starts); the load
+ * to the GPU overlaps with compute. Its KV streams to the decode node
+ * layer by layer while it runs. Here: the queue, the fetch, the start and
+ * the end of a prefill; the plan is in sim/serve/prefill_plan.c, the chunked
+ * pipeline of a prefill group in sim/serve/prefill_cpp.c, the KV stream in
+ * sim/serve/prefill_stream.c and hot-spot replication in sim/serve/prefill_repl.c. */
+#include "sim/serve/prefill_int.h"
+#include "sim/serve/reqq.h"
+
+static void prefill_kick(sim_cluster_t *c, int i);
+
+void sim_prefill_done(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    sim_req_t *r = obj;
+    int i = (int)arg;
+    c->pf[i].running = NULL;
+    sim_ppick_touch(c, i);
+    r->prefill_end_ns = sim_evq_now(c->evq);
+    r->first_token_ns = r->prefill_end_ns; /* moved to the decode join when KV moves */
+    r->prefill_done = 1;
+    if (c->pool) {
+        /* Reused blocks are touched, new ones stored in the node's DRAM
+         * pool (layer by layer during prefill: no serialized copy). */
+        int node = sim_cluster_pool_node(c, i);
+        sim_kvpool_release_access(c->pool, node, r->blocks, r->cached_blocks, r->n_blocks);
+    }
+    if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
+        sim_prefill_stream_cancel(c, r);
+        sim_cluster_finish(c, r, SIM_REQ_REJECTED_PREFILL);
+    } else if (r->output_tok <= 1) {
+        sim_cluster_finish(c, r, SIM_REQ_COMPLETED); /* the first token was the last */
+    } else {
+        sim_prefill_stream_tail(c, r, i);
+    }
+    prefill_kick(c, i);
+}
+
+static void prefill_kick(sim_cluster_t *c, int i)
+{
+    prefill_inst_t *p = &c->pf[i];
+    if (p->running || !p->head || p->head->fetch_pending)
+        return;
+    sim_req_t *r = sim_reqq_pop_front(&p->head, &p->tail);
+    p->queued_pred_ns -= r->pred_prefill_ns;
+    sim_ppick_touch(c, i);
+    sim_prefill_plan_t pl;
+    sim_prefill_plan(c, i, r, 0, &pl);
+    r->cached_tok = pl.cached_tok;
+    r->cached_dram_tok = pl.dram_tok;
+    r->cached_ssd_tok = pl.ssd_tok;
+    r->cached_blocks = pl.lead;
+    r->load_ns = pl.load_ns;
+    if (c->pool) { /* the reused prefix is in use: never evicted meanwhile */
+        int node = sim_cluster_pool_node(c, i);
+        sim_kvpool_pin(c->pool, node, r->blocks, pl.lead);
+        if (r->fetch_src >= 0) /* the fetch's hold (fetch_done), within pl.lead */
+            sim_kvpool_unpin(c->pool, node, r->blocks, r->fetch_blocks);
+    }
+    r->prefill_start_ns = sim_evq_now(c->evq);
+    sim_cluster_inbound(c, r, 1); /* its KV streams from now on */
+    p->running = r;
+    p->run_end_ns = r->prefill_start_ns + pl.dur_ns;
+    sim_metrics_prefill_busy(c->m, pl.n_chunks == 1 ? pl.dur_ns : pl.compute_ns);
+    sim_metrics_tier_load(c->m, pl.dram_tok * c->kv_bytes_per_tok,
+                          pl.ssd_tok * c->kv_bytes_per_tok, pl.load_ns);
+    if (r->output_tok > 1)
+        sim_prefill_stream_start(c, r, i, pl.dur_ns);
+    if (pl.n_chunks == 1)
+        sim_evq_after(c->evq, pl.dur_ns, sim_prefill_done, r, i);
+    else
+        r->cpp = sim_prefill_cpp_start(c, r, i, &pl);
+}
+
+/* ---- fetch and queueing ---- */
+
+static void fetch_done(void *ctx, void *obj, int64_t arg)
+{
+    sim_cluster_t *c = ctx;
+    sim_req_t *r = obj;
+    int i = (int)arg;
+    int node = sim_cluster_pool_node(c, i);
+    sim_kvpool_unpin(c->pool, r->fetch_src, r->blocks, r->fetch_blocks);
+    sim_prefill_hot_spot(c, r, i);
+    sim_kvpool_replicate(c->pool, node, r->blocks, r->fetch_blocks, 0);
+    /* The fetched prefix is this request's until its prefill reads it:
+     * Mooncake's prefill node loads the reusable prefix from remote memory
+     * and then prefills the rest (FAST'25 Sec. 3, workflow step 1 "KVCache
+     * Reuse"), so the copy is held from landing to prefill_kick; unpinned,
+     * the stores of prefills queued ahead could evict it, wasting the
+     * fetch. What a tier full of pinned blocks refused is not held. */
+    r->fetch_blocks = sim_kvpool_prefix(c->pool, node, r->blocks, r->fetch_blocks, NULL);
+    sim_kvpool_pin(c->pool, node, r->blocks, r->fetch_blocks);
+    r->fetch_ns = sim_evq_now(c->evq) - r->fetch_ns;
+    r->fetch_pending = 0;
+    prefill_kick(c, i);
+}
+
+void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
+{
+    int i = r->prefill_inst;
+    prefill_inst_t *p = &c->pf[i];
+    uint32_t lead_after = 0;
+    if (r->fetch_src >= 0 && c->pool) {
+        int node = sim_cluster_pool_node(c, i);
+        uint32_t local = sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, NULL);
+        uint32_t there = sim_kvpool_prefix(c->pool, r->fetch_src, r->blocks, r->fetch_blocks, NULL);
+        SIM_ASSERT(r->fetch_src != node && there == r->fetch_blocks && r->fetch_blocks > local);
+        int64_t have = SIM_MIN((int64_t)local * TRACE_BLOCK_TOK, r->input_tok);
+        int64_t after = SIM_MIN((int64_t)r->fetch_blocks * TRACE_BLOCK_TOK, r->input_tok);
+        r->fetched_tok = after - have;
+        r->fetch_pending = 1;
+        r->fetch_ns = sim_evq_now(c->evq); /* start; the duration once it lands */
+        sim_kvpool_pin(c->pool, r->fetch_src, r->blocks, r->fetch_blocks);
+        sim_net_start(c->net, r->fetch_src, node, (double)(r->fetched_tok * c->kv_bytes_per_tok),
+                      SIM_LINK_FETCH, 0, fetch_done, r, i);
+        lead_after = r->fetch_blocks;
+    } else {
+        r->fetch_src = -1;
+    }
+    r->pred_prefill_ns = sim_prefill_predict_ns(c, i, r, lead_after);
+    p->queued_pred_ns += r->pred_prefill_ns;
+    sim_ppick_touch(c, i);
+    sim_reqq_push_back(&p->head, &p->tail, r);
+    prefill_kick(c, i);
+}
+
+void sim_prefill_release(sim_req_t *r)
+{
+    sim_prefill_cpp_free(r->cpp);
+    r->cpp = NULL;
+    if (r->streams != r->streams_in)
+        sim_free(r->streams);
+    r->streams = NULL;
+}
