@@ -1,6 +1,10 @@
-/* sim/cli/cmd.c: see cmd.h. Option parsing and messages live here; the work is
- * in sweep.c (points on a thread pool), mpi.c (ranks) and search.c (the
- * bisection core shared with the SLO search). */
+/* sim/cli/cmd.c: see cmd.h. The sweep and capacity command drivers: they
+ * parse options, print their messages (errors and progress on stderr,
+ * results on stdout) and return the exit status, as sim/cli/main.c's
+ * drivers do (its header says who prints what). The work is in
+ * sim/exp/sweep.c (points on a thread pool), sim/exp/mpi.c (ranks) and
+ * sim/exp/search.c (the bisection core shared with the SLO search), which
+ * print only progress lines. */
 #include "sim/cli/cmd.h"
 
 #include <limits.h>

@@ -1,7 +1,19 @@
 /* sim/cli/main.c: the mooncake-sim command line. Subcommands run, trace,
- * search, compare, calib and bench; each declares its options in one table
- * (sim/core/opts.h) that drives both parsing and --help. Only this file prints errors and
- * exits: status 2 for bad input (config, trace, CLI), 1 for other failures. */
+ * search, compare, calib and bench live here, sweep and capacity in
+ * sim/cli/cmd.c and check in sim/exp/check.c (sim_check_cmd); each declares
+ * its options in one table (sim/core/opts.h) that drives both parsing and
+ * --help, and the shared option parser prints option errors and --help.
+ *
+ * Who prints: the command drivers (this file's, cmd.c's and
+ * sim_check_cmd) print every error message and return the process's exit
+ * status to main: 2 for bad input (config, trace, CLI), 1 for other
+ * failures. Library code below them returns its errors in a sim_err_t and
+ * writes to stderr only progress lines (run, search, and sweep with each
+ * failed point as it happens; off with --quiet) and the warning that a
+ * recorded input file changed (sim/exp/run.c); a failed internal
+ * assertion or allocation prints and aborts (sim/core/util.c). Nothing in
+ * the simulator calls exit(): the process ends by returning from main, or
+ * on a signal in the output cleanup's handler (sim/exp/out.c). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

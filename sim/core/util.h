@@ -1,6 +1,7 @@
 /* sim/core/util.h: allocation wrapper, always-on assertions and the user-error
  * buffer shared by every module. Invariant: library code never exits on
- * user input; it fills a sim_err_t and returns -1, and only main prints. */
+ * user input; it fills a sim_err_t and returns -1, and the command drivers
+ * print it (sim/cli/main.c's header says who prints what). */
 #ifndef SIM_UTIL_H
 #define SIM_UTIL_H
 
