@@ -1,7 +1,7 @@
-/* sim/core/evq.c: a min-heap (sim/core/heap.h) of (time, seq, slot) keys over a
- * slab of event records recycled through a free list. A record's
- * generation changes each time it is reused, so a stale id never cancels a
- * newer event. */
+/* sim/core/evq.c: a min-heap (sim/core/heap.h) of (time, scheduling time,
+ * sequence, slot) keys over a slab of event records recycled through a
+ * free list. A record's generation changes each time it is reused, so a
+ * stale id never cancels a newer event. */
 #include "sim/core/evq.h"
 
 #include "sim/core/heap.h"
