@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 #include "sim/exp/config.h"
 #include "sim/exp/run.h"
 

@@ -489,7 +489,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
             goto done;
     }
     s.m = sim_metrics_new(s.csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
-    sim_metrics_set_timeseries(s.m, s.tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
     sim_cluster_args_t ka;
     if (cluster_args(cfg, &s, src, &ka, err) != 0)
         goto done;
@@ -498,6 +497,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         prefix_src(err, src); /* "$.model, $.cluster.vram_reserve_frac: ..." */
         goto done;
     }
+    int ts_np, ts_nd;
+    sim_cluster_ts_cols(s.cl, &ts_np, &ts_nd);
+    sim_metrics_set_timeseries(s.m, s.tsf.f, ts_np, ts_nd);
     if (simulate(o, &s, res, err) != 0) {
         prefix_src(err, src); /* "$.metrics.interval_s: ..."; trace errors hold their file */
         goto done;

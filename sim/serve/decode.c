@@ -19,7 +19,7 @@
  * been scheduled after the iteration's own event (stepping orders it by
  * which of the two scheduling events ran first); it takes two coincidences
  * to the nanosecond. */
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 #include "sim/core/hist.h"
 #include "sim/serve/reqq.h"
 
@@ -97,11 +97,11 @@ static void tbt_from_runs(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r
     size_t nr = 0;
     for (int64_t lo = J; lo <= last;) {
         int64_t end = lo == J ? J + 1 : next_mark(d, lo + 1, last); /* the next run's start */
-        sim_grow((void **)&c->tbt_runs, &c->cap_tbt_runs, nr + 1, sizeof *c->tbt_runs, "tbt runs");
-        c->tbt_runs[nr++] = (tbt_run_t){.v = interval_at(d, r, end - 1), .lo = lo, .hi = end - 1};
+        sim_grow((void **)&sim_pd(c)->tbt_runs, &sim_pd(c)->cap_tbt_runs, nr + 1, sizeof *sim_pd(c)->tbt_runs, "tbt runs");
+        sim_pd(c)->tbt_runs[nr++] = (tbt_run_t){.v = interval_at(d, r, end - 1), .lo = lo, .hi = end - 1};
         lo = end;
     }
-    tbt_run_t *h = c->tbt_runs;
+    tbt_run_t *h = sim_pd(c)->tbt_runs;
     for (size_t i = nr / 2; i-- > 0;)
         run_sift(h, nr, i);
     size_t takes = top + (r90 - 1 < n - top); /* and the next below the tenth */
@@ -198,12 +198,12 @@ static int64_t span_next(const sim_cluster_t *c, const decode_inst_t *d)
 
 int64_t sim_decode_iter_now(const sim_cluster_t *c, int j)
 {
-    return span_next(c, &c->dc[j]);
+    return span_next(c, &sim_pd(c)->dc[j]);
 }
 
 int64_t sim_decode_ctx_now(const sim_cluster_t *c, int j)
 {
-    const decode_inst_t *d = &c->dc[j];
+    const decode_inst_t *d = &sim_pd(c)->dc[j];
     return d->ctx_tok + (span_next(c, d) - d->b.iter) * (int64_t)d->b.n;
 }
 
@@ -475,7 +475,7 @@ static void kv_in_vram(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
-    decode_inst_t *d = &c->dc[arg];
+    decode_inst_t *d = &sim_pd(c)->dc[arg];
     /* It joins at the next boundary when nothing waits before it and a
      * slot and VRAM are free; else not before a completion (these do not
      * change within a span). */
@@ -494,7 +494,7 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
-    decode_inst_t *d = &c->dc[arg];
+    decode_inst_t *d = &sim_pd(c)->dc[arg];
     d->running = 0;
     if (d->b.n > 0) { /* the batch waited for it */
         d->stall_n++;
@@ -515,7 +515,7 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
 
 void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
 {
-    decode_inst_t *d = &c->dc[r->decode_inst];
+    decode_inst_t *d = &sim_pd(c)->dc[r->decode_inst];
     sim_cluster_inbound(c, r, 1);
     sim_reqq_push_back(&d->inline_head, &d->inline_tail, r);
     if (!d->running)
@@ -537,7 +537,7 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r)
  * starts at the last byte (or when the path frees). */
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r)
 {
-    decode_inst_t *d = &c->dc[r->decode_inst];
+    decode_inst_t *d = &sim_pd(c)->dc[r->decode_inst];
     sim_time_t now = sim_evq_now(c->evq);
     r->kv_ready_ns = now;
     int64_t bytes = r->input_tok * c->kv_bytes_per_tok;
@@ -554,4 +554,16 @@ void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r)
     r->decode_load_ns = end - now;
     sim_metrics_h2d(c->m, bytes, whole);
     sim_evq_after(c->evq, r->decode_load_ns, kv_in_vram, r, r->decode_inst);
+}
+
+void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on)
+{
+    if (r->inbound == on || r->decode_inst < 0)
+        return;
+    decode_inst_t *d = &sim_pd(c)->dc[r->decode_inst];
+    int64_t s = on ? 1 : -1;
+    r->inbound = on;
+    d->n_inbound += s;
+    d->ctx_inbound += s * r->input_tok;
+    d->rsv_inbound += s * (r->input_tok + r->output_tok);
 }

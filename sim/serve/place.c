@@ -2,7 +2,7 @@
  * Algorithm 1's estimate (sim_place_kv_estimate). */
 #include "sim/serve/place.h"
 
-#include "sim/serve/cluster.h"
+#include "sim/serve/view.h"
 #include "sim/core/registry.h"
 
 static const sim_place_ops_t *const place_registry[] = {
