@@ -292,6 +292,7 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
         sim_err_t e = *err;
         return sim_errf(err, "%s: $.cost: %s", src, e.msg);
     }
+    model_cost_set_scalar(s->cost, cfg->debug.no_avx2);
     trace_open_args_t ta;
     if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
         return -1;
@@ -370,6 +371,9 @@ static int cluster_args(const sim_config_t *cfg, const run_state_t *s, const cha
         .seed = (uint64_t)cfg->seed,
         .slo_ttft_ns = ttft_ns,
         .slo_tbt_ns = tbt_ns,
+        .debug = {.decode_step = cfg->debug.decode_step,
+                  .place_scan = cfg->debug.place_scan,
+                  .view_check = cfg->debug.view_check},
     };
     return 0;
 }

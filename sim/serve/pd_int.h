@@ -29,19 +29,18 @@ typedef struct decode_inst {
     int running;
     sim_time_t iter_start_ns; /* start of iteration b.iter */
     /* Iterations b.iter .. span_end run as one event at the end of
-     * span_end (sim/serve/decode.c); their end times are in the ring ahead of
+     * span_end (sim/serve/decode_span.c); their end times are in the ring ahead of
      * b.iter. span_end == b.iter when one iteration (or none) runs. */
     int64_t span_end;
     int64_t span_planned;    /* span_end as the span started (a cut lowers span_end) */
     uint64_t span_seq;       /* sequence number of the span's event */
     sim_event_id_t span_ev;  /* its id */
-    int step_mode;           /* 0: not yet read; 1: one event per iteration; 2: spans */
     /* Bit k & (b.ring_cap - 1): iteration k's token interval (its ring
      * entry less the one before) may be shorter than iteration k - 1's;
-     * between marks the intervals never fall (sim/serve/decode.c). */
+     * between marks the intervals never fall (sim/serve/decode_span.c). */
     uint64_t *marks;
     /* The running span's token intervals after its first, cut where
-     * they fall or leave a TBT histogram bucket (sim/serve/decode.c). */
+     * they fall or leave a TBT histogram bucket (sim/serve/decode_span.c). */
     struct sim_span_run *runs;
     size_t n_runs, cap_runs;
     int64_t n_assigned; /* requests placed here and not finished */
@@ -191,6 +190,29 @@ void sim_decode_inline(sim_cluster_t *c, sim_req_t *r);
 /* All of r's KV is in the decode node's DRAM: load it into VRAM, then
  * queue it for a batch. */
 void sim_decode_kv_ready(sim_cluster_t *c, sim_req_t *r);
+
+/* decode_step.c (the reference) and decode_span.c (its accelerator):
+ * start iteration b.iter of d's batch now, with done (decode.c's end of
+ * iteration) scheduled at its end (the span's last iteration's end), and
+ * the TBT statistics of r, finishing with n token intervals. */
+void sim_decode_step_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done);
+void sim_decode_step_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r, size_t n);
+void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done);
+void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r, size_t n);
+/* decode_span.c */
+/* The first iteration of the running span whose end comes after the
+ * running event (b.iter when no span runs). O(log span). */
+int64_t sim_decode_span_next(const sim_cluster_t *c, const decode_inst_t *d);
+/* Something joins at the next boundary: end the span there (done as for
+ * sim_decode_span_start). */
+void sim_decode_span_cut(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done);
+/* The token intervals of iterations lo..k (the span's after its first,
+ * run up to k, which ended now) into the TBT histogram, each for every
+ * member. */
+void sim_decode_span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t k,
+                         sim_time_t now);
+/* The ring holds need iterations; its marks follow it. */
+void sim_decode_ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need);
 /* Give instance d's iteration ring and marks back to the cluster's slab. */
 void sim_decode_rings_free(sim_cluster_t *c, decode_inst_t *d);
 

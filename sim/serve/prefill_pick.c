@@ -17,9 +17,8 @@
  * best found, so members of the other run or listed are what it visits.
  * Changes are taken lazily: the network records the nodes whose share id
  * changed, sim/serve/prefill.c touches an instance whose queue or prefill
- * changed, and the next view re-files those. MOONCAKE_SIM_VIEW_CHECK=1
- * compares every view with the pass over every instance
- * (sim/serve/cluster.c). */
+ * changed, and the next view re-files those. debug.view_check compares
+ * every view with the pass over every instance (sim/serve/pd_view.c). */
 #include "sim/serve/pd_int.h"
 
 #include <string.h>

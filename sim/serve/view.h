@@ -79,6 +79,12 @@ typedef struct sim_cluster_args {
     uint64_t seed;             /* master seed (policies derive their streams) */
     sim_time_t slo_ttft_ns;
     sim_time_t slo_tbt_ns;
+    /* Reference modes (docs/development.md): the same results, slower. */
+    struct {
+        int decode_step; /* decode one event per iteration (sim/serve/decode_step.c) */
+        int place_scan;  /* placement estimates every prefill instance (sim/serve/place.c) */
+        int view_check;  /* check each indexed prefill view against the pass */
+    } debug;
 } sim_cluster_args_t;
 
 /* ---- The view for policies. Times are ns; all O(1). ---- */
