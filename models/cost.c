@@ -21,6 +21,7 @@ static const model_cost_ops_t *const cost_registry[] = {
 struct model_cost {
     const model_cost_ops_t *ops;
     void *st;
+    int scalar; /* model_cost_set_scalar */
 };
 
 const model_cost_ops_t *model_cost_find(const char *name)
@@ -221,16 +222,16 @@ __attribute__((target("avx2"))) static int64_t line_avx2(const model_cost_t *c, 
     return j;
 }
 
-/* 1 when the processor has AVX2 and MOONCAKE_SIM_NO_AVX2=1 is not set
- * (the tests run both ways); asked once, in a relaxed atomic, as threads
- * may ask at once and all get the same answer. */
+/* 1 when the processor has AVX2 (model_cost_set_scalar turns its use off
+ * for one model: the tests run both ways); asked once, in a relaxed
+ * atomic, as threads may ask at once and all get the same answer. */
 static int have_avx2(void)
 {
     static atomic_int known; /* 0: not asked, 1: no, 2: yes */
     int v = atomic_load_explicit(&known, memory_order_relaxed);
     if (!v) {
         __builtin_cpu_init();
-        v = __builtin_cpu_supports("avx2") && !sim_env_flag("MOONCAKE_SIM_NO_AVX2") ? 2 : 1;
+        v = __builtin_cpu_supports("avx2") ? 2 : 1;
         atomic_store_explicit(&known, v, memory_order_relaxed);
     }
     return v == 2;
@@ -243,12 +244,14 @@ static void line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t b
     const double f = l->fixed * 1e9, k = l->a / l->b / l->c * 1e9;
     int64_t j = 0;
 #if LINE_AVX2
-    if (have_avx2())
+    if (!c->scalar && have_avx2())
         j = line_avx2(c, f, k, batch, ctx_tok, count, out);
 #endif
     for (; j < count; j++)
         out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);
 }
+
+void model_cost_set_scalar(model_cost_t *c, int scalar) { c->scalar = scalar; }
 
 void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
                                int64_t count, sim_time_t *out)

@@ -48,14 +48,15 @@ exp_traces_why() {
     traces_why $(grep -o '[$]{MOONCAKE_TRACES}/[^"]*' "$1" | sed 's|.*}/||' | sort -u)
 }
 
-# run_pair DIR VAR REF NEW EXP [ARGS...]: run EXP (quiet, with ARGS) once
-# with VAR=REF into DIR/ref and once with VAR=NEW into DIR/new; 0 when both
+# run_pair DIR KEY REF NEW EXP [ARGS...]: run EXP (quiet, with ARGS) once
+# with --set KEY=REF into DIR/ref and once with --set KEY=NEW into DIR/new
+# (KEY: a reference mode, debug.NAME, docs/development.md); 0 when both
 # ran, else the failure is counted and 1.
 run_pair() {
-    dir=$1 var=$2 ref=$3 new=$4 exp=$5
+    dir=$1 key=$2 ref=$3 new=$4 exp=$5
     shift 5
-    if ! env "$var=$ref" "$BIN" run "$exp" --quiet "$@" --out "$dir/ref" 2>"$T/err" ||
-        ! env "$var=$new" "$BIN" run "$exp" --quiet "$@" --out "$dir/new" 2>"$T/err"; then
+    if ! "$BIN" run "$exp" --quiet --set "$key=$ref" "$@" --out "$dir/ref" 2>"$T/err" ||
+        ! "$BIN" run "$exp" --quiet --set "$key=$new" "$@" --out "$dir/new" 2>"$T/err"; then
         bad "$dir did not run: $(head -c 300 "$T/err")"
         return 1
     fi

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/decode_span.sh: decode iterations between batch changes run as one
-# event (sim/serve/decode.c); one event per iteration (MOONCAKE_SIM_DECODE_STEP=1)
-# is the reference. Each run below, both ways, must give byte-identical
+# event (sim/serve/decode_span.c); one event per iteration
+# (sim/serve/decode_step.c, --set debug.decode_step=1) is the reference. Each run below, both ways, must give byte-identical
 # requests.csv, timeseries.csv and summary.json (less the event count,
 # which must drop). Usage: sh tests/decode_span.sh bin/mooncake-sim
 BIN=${1:?usage: decode_span.sh path/to/mooncake-sim}
@@ -14,7 +14,7 @@ both() {
     name=$1 exp=$2
     shift 2
     d="$T/$name"
-    run_pair "$d" MOONCAKE_SIM_DECODE_STEP 1 0 "$exp" "$@" || return
+    run_pair "$d" debug.decode_step 1 0 "$exp" "$@" || return
     for x in requests.csv timeseries.csv; do
         cmp -s "$d/ref/$x" "$d/new/$x" && ok || bad "$name: $x differs"
     done
@@ -53,6 +53,14 @@ both cpp "$D" --set trace.generator.requests=600 --set cluster.prefill_group=2 \
     --set cluster.prefill_chunk=2048 --set network.transport=tcp
 both schedule "$D" --set trace.generator.requests=600 --set scheduler.schedule_s=0 \
     --set cluster.decode_max_batch=16 --set metrics.interval_s=0.01
+
+# The reference modes are command-line switches only: a bad name or value
+# is refused (exit 2, naming it), and none shows in the effective config.
+expect 2 "unknown debug switch 'debug.stepped'" "$BIN" run "$D" --quiet --set debug.stepped=1 \
+    --out "$T/bad"
+expect 2 "--set debug.decode_step=2: expected 0 or 1" "$BIN" run "$D" --quiet \
+    --set debug.decode_step=2 --out "$T/bad"
+grep -q debug "$T/kimi/ref/config.json" && bad "debug in config.json" || ok
 
 echo "decode_span: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -7,19 +7,24 @@
 # layer that layer may include (the table below); tests/, fuzz/ and bench/
 # may include any layer. Exit 1 naming each offending file:line.
 #
-# Cycles: a module is a .c file with the .h of the same name; module A
+# Cycles: a module is a .c file with the .h of the same name (and its
+# internal header, NAME_int.h, shared with the files it is split into); module A
 # depends on module B when A.c or A.h includes B.h, and, where the library's
 # objects are built (under $LAYERS_BUILD, default build/O2), when A.o
 # calls a function that B.o defines (a registry's table of plug-in ops is
 # data, no dependency on the plug-ins). The cycles of either graph
-# (strongly connected modules) are printed; LAYERS_STRICT_CYCLES=1 also
-# fails on them.
+# (strongly connected modules) are printed and fail the test, but for the
+# cycles listed in KNOWN_CYCLES; LAYERS_STRICT_CYCLES=0 only prints them.
 # Usage: sh tests/layers.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 BUILD_DIR=${LAYERS_BUILD:-build/O2}
-STRICT=${LAYERS_STRICT_CYCLES:-0}
+STRICT=${LAYERS_STRICT_CYCLES:-1}
+# Cycles printed but not failed on, one a line as printed below: the trace
+# readers' line reader and the trace interface include each other.
+KNOWN_CYCLES='traces/lines traces/trace'
+
 
 # layer: the layers it may include (itself included).
 RULES='core: core
@@ -97,7 +102,8 @@ scc() {
 
 # Include graph over modules (tests/, fuzz/, bench/ are no modules).
 inc_cycles=$(echo "$incs" | awk 'NF == 3 && $1 !~ /^(tests|fuzz|bench)\// && $3 ~ /\.h$/ {
-    a = $1; sub(/\.(c|h|cu)$/, "", a); b = $3; sub(/\.h$/, "", b); print a, b }' | scc)
+    a = $1; sub(/\.(c|h|cu)$/, "", a); b = $3; sub(/\.h$/, "", b)
+    sub(/_int$/, "", a); sub(/_int$/, "", b); print a, b }' | scc)
 
 # Symbol graph over the built objects of the sources there are (a build
 # folder may still hold objects of files since moved or removed).
@@ -135,8 +141,10 @@ if [ -n "$sym_cycles" ]; then
     echo "$sym_cycles" | sed 's/^/  /'
     ncyc=$((ncyc + $(echo "$sym_cycles" | wc -l)))
 fi
-if [ "$ncyc" -gt 0 ] && [ "$STRICT" = 1 ]; then
-    echo "layers: $ncyc cycles (LAYERS_STRICT_CYCLES=1)"
+nbad=$(printf '%s\n%s\n' "$inc_cycles" "$sym_cycles" | grep -v '^$' |
+    grep -Fvx "$KNOWN_CYCLES" | wc -l)
+if [ "$nbad" -gt 0 ] && [ "$STRICT" = 1 ]; then
+    echo "layers: $nbad cycles not in KNOWN_CYCLES (LAYERS_STRICT_CYCLES=0 only prints them)"
     st=1
 fi
 nf=$(echo "$files" | wc -w)

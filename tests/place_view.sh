@@ -1,11 +1,11 @@
 #!/bin/sh
 # tests/place_view.sh: Algorithm 1 estimates only the candidates of
 # sim_cluster_prefill_view (sim/serve/place.c); an estimate of every prefill
-# instance (MOONCAKE_SIM_PLACE_SCAN=1) is the reference. Each run below,
+# instance (--set debug.place_scan=1) is the reference. Each run below,
 # both ways, must give byte-identical requests.csv, timeseries.csv and
 # summary.json. From SIM_PPICK_MIN_INSTANCES (32) prefill instances up
 # the view comes from the index of sim/serve/prefill_pick.c, and with
-# MOONCAKE_SIM_VIEW_CHECK=1 every such view is also taken by the pass over
+# debug.view_check=1 (set in every run here) every such view is also taken by the pass over
 # every instance and compared field by field (a difference aborts the run).
 # Usage: sh tests/place_view.sh bin/mooncake-sim
 BIN=${1:?usage: place_view.sh path/to/mooncake-sim}
@@ -13,14 +13,13 @@ NAME=place_view
 . "$(dirname "$0")/cli_lib.sh"
 
 E="$(dirname "$0")/../experiments"
-export MOONCAKE_SIM_VIEW_CHECK=1
 # both NAME EXP [--set ...]: run EXP with every instance estimated and
 # with the candidates only, compare.
 both() {
     name=$1 exp=$2
     shift 2
     d="$T/$name"
-    run_pair "$d" MOONCAKE_SIM_PLACE_SCAN 1 0 "$exp" "$@" || return
+    run_pair "$d" debug.place_scan 1 0 "$exp" --set debug.view_check=1 "$@" || return
     for x in requests.csv timeseries.csv summary.json; do
         cmp -s "$d/ref/$x" "$d/new/$x" && ok || bad "$name: $x differs"
     done

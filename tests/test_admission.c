@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 #include "sim/exp/config.h"
 #include "sim/exp/run.h"
 
@@ -207,9 +207,9 @@ START_TEST(test_early_counts_kv_on_its_way)
     flat_t f;
     flat_new(&f, "way.jsonl", one, 1);
     sim_cluster_t *c = f.c;
-    while (!c->pf[0].running)
+    while (!sim_pd(c)->pf[0].running)
         ck_assert_int_eq(sim_evq_step(c->evq), 1);
-    decode_inst_t *d = &c->dc[0];
+    decode_inst_t *d = &sim_pd(c)->dc[0];
     ck_assert_int_eq((int64_t)d->b.n, 0);
     ck_assert_int_eq(d->n_inbound, 1);
     sim_time_t now = sim_cluster_now(c);
@@ -217,7 +217,7 @@ START_TEST(test_early_counts_kv_on_its_way)
     ck_assert_double_eq_tol(load, 0.3, 1e-6);
     ck_assert_double_eq_tol(sim_admit_decode_load_now(c), load, 1e-12);
     /* the request itself is not counted twice */
-    ck_assert_double_eq_tol(sim_cluster_decode_load_now(c, 0, c->pf[0].running), load, 1e-12);
+    ck_assert_double_eq_tol(sim_cluster_decode_load_now(c, 0, sim_pd(c)->pf[0].running), load, 1e-12);
     ck_assert_double_eq(sim_admit_forecast_load(c, now, 9 * SIM_NS_PER_S, 1, 0), 0); /* the old */
     int64_t cap = sim_cluster_decode_kv_cap_tok(c);
     d->rsv_inbound += 2 * cap;

@@ -190,9 +190,9 @@ static const char ts_csv[] =
     "time_s,pd_gbps,fetch_gbps,stage_gbps,repl_gbps,nic_util_mean,nic_util_max,flows,in_flight,"
     "prefill_wait_s_max,replicas_mean,blocks_multi,hot_replications,prefill_load_mean,"
     "decode_load_mean,p0_load,p1_load,d0_load\n"
-    "1.000,8.0000,0.8000,0.0000,0.0000,0.01000,0.02000,1,3,0.1000,1.00000,1,1,0.1500,0.3000,"
+    "1.000,8.0000,0.8000,0.0000,0.0000,0.01000,0.02000,1,3,0.4000,1.00000,1,1,0.1500,0.3000,"
     "0.1000,0.2000,0.3000\n"
-    "2.000,4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,0,0,0.0000,1.12500,1,1,0.0500,0.2000,"
+    "2.000,4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,0,0,0.2000,1.12500,1,1,0.0500,0.2000,"
     "0.0000,0.1000,0.2000\n";
 
 /* One edit of the hand-made run: in file, the only occurrence of old
@@ -344,6 +344,7 @@ static const edit_t breaks[] = {
     {"timeseries.csv", "\n1.000,", "\n0.500,", "[ts_time]"},
     {"timeseries.csv", "0.1000,0.2000,0.3000\n", "0.1000,0.2000,-0.3000\n", "[ts_nonneg]"},
     {"timeseries.csv", "0.02000,1,3", "1.20000,1,3", "[ts_nic]"},
+    {"timeseries.csv", "1,3,0.4000,", "1,3,0.1000,", "[ts_loads]"},
     {"timeseries.csv", "0.00500,0.01000", "0.02000,0.01000", "[ts_nic]"},
     {"timeseries.csv", "1.12500,1,1,", "0.50000,1,1,", "[ts_pool]"},
     {"timeseries.csv", "1.12500,1,1,", "1.12500,1,0,", "[ts_pool]"},
@@ -530,7 +531,7 @@ START_TEST(test_ts_idle_span)
 {
     static const char idle[] = "0.0000,0.0000,0.0000,0.0000,0.00000,0.00000,0,0,0.0000,1.12500,1,1,"
                                "0.0000,0.0000,0.0000,0.0000,0.0000\n";
-    static const char busy[] = "4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,1,1,0.0000,1.12500,1,1,"
+    static const char busy[] = "4.0000,0.0000,0.0000,0.0000,0.00500,0.01000,1,1,0.2000,1.12500,1,1,"
                                "0.0500,0.2000,0.0000,0.1000,0.2000\n";
     const char *hdr_end = strchr(ts_csv, '\n') + 1, *row1_end = strchr(hdr_end, '\n') + 1;
     /* rows at 1 (busy), 2 (idle), 5 (idle), 5.5 (the last) */
@@ -627,6 +628,14 @@ START_TEST(test_cached_without_pool)
                         "\"kind\": \"vllm_pc\",\n    \"params\": {\"instances\": 2}");
     tests_write_file(dir, "config.json", cf, strlen(cf));
     free(cf);
+    /* A colocated run's loads: a p<i>_load and a d<i>_load per instance. */
+    char *t0 = replaced(ts_csv, "p1_load,d0_load\n", "p1_load,d0_load,d1_load\n");
+    char *t1 = replaced(t0, "0.1000,0.2000,0.3000\n", "0.1000,0.2000,0.3000,0.3000\n");
+    char *ts = replaced(t1, "0.0000,0.1000,0.2000\n", "0.0000,0.1000,0.2000,0.2000\n");
+    tests_write_file(dir, "timeseries.csv", ts, strlen(ts));
+    free(t0);
+    free(t1);
+    free(ts);
     tests_write_file(dir, "summary.json", s, strlen(s));
     tests_write_file(dir, "requests.csv", r, strlen(r));
     char *text;

@@ -13,7 +13,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/cost.h"
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 #include "sim/exp/config.h"
 #include "sim/pool/evict.h"
 #include "sim/core/rng.h"
@@ -116,7 +116,7 @@ START_TEST(test_alg1_transfer_from_zero)
     world_t w;
     world_new(&w, 2, 1, 1.5);
     holds(&w, 0, 16);
-    w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+    sim_pd(w.c)->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
     sim_place_decision_t d;
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
     ck_assert_int_eq(d.prefill, 1);
@@ -138,7 +138,7 @@ START_TEST(test_alg1_threshold)
         world_new(&w, 2, 1, v ? 5.0 : 1.5);
         holds(&w, 0, 16);
         holds(&w, 1, 4);
-        w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+        sim_pd(w.c)->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
         sim_place_decision_t d;
         ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
         ck_assert_int_eq(d.prefill, 1);
@@ -161,7 +161,7 @@ START_TEST(test_alg1_wait_beats_fetch)
     world_t w;
     world_new(&w, 2, 1, 1.5);
     holds(&w, 0, 16);
-    w.c->pf[0].queued_pred_ns = SIM_NS_PER_MS; /* 1 ms of queue */
+    sim_pd(w.c)->pf[0].queued_pred_ns = SIM_NS_PER_MS; /* 1 ms of queue */
     sim_place_decision_t d;
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
     ck_assert_int_eq(d.prefill, 0);
@@ -180,7 +180,7 @@ START_TEST(test_alg1_tie_and_local_scope)
     world_free(&w);
     world_new(&w, 2, 0, 1.5); /* local scope: never fetch */
     holds(&w, 0, 16);
-    w.c->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
+    sim_pd(w.c)->pf[0].queued_pred_ns = 30 * SIM_NS_PER_S;
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_OK);
     ck_assert_int_eq(d.prefill, 1);
     ck_assert_int_eq(d.fetch_src, -1);
@@ -192,7 +192,7 @@ START_TEST(test_alg1_reject_ttft_and_tbt)
 {
     world_t w;
     world_new(&w, 2, 1, 1.5);
-    w.c->pf[0].queued_pred_ns = w.c->pf[1].queued_pred_ns = 40 * SIM_NS_PER_S;
+    sim_pd(w.c)->pf[0].queued_pred_ns = sim_pd(w.c)->pf[1].queued_pred_ns = 40 * SIM_NS_PER_S;
     sim_place_decision_t d;
     ck_assert_int_eq(place(&w, &d), SIM_PLACE_REJECT); /* 40 s queues > 30 s SLO */
     tests_params_set(sim_place_kvcentric.params, w.pp, "slo_reject=0");
@@ -219,7 +219,7 @@ START_TEST(test_decode_balancer_respects_vram)
     world_t w;
     world_new_pd(&w, 2, 2, 1, 1.5);
     int64_t cap = sim_cluster_decode_kv_cap_tok(w.c);
-    decode_inst_t *d0 = &w.c->dc[0], *d1 = &w.c->dc[1];
+    decode_inst_t *d0 = &sim_pd(w.c)->dc[0], *d1 = &sim_pd(w.c)->dc[1];
     d0->n_assigned = 1;
     d0->tok_assigned = 1000;
     d0->rsv_assigned = cap - 5000;
@@ -261,7 +261,7 @@ START_TEST(test_decode_balancer_search_is_scan)
         int lo = step == 1500 ? 0 : (int)gsl_rng_uniform_int(g, 300);
         int hi = step == 1500 ? 300 : lo + 1;
         for (int j = lo; j < hi; j++) {
-            decode_inst_t *d = &w.c->dc[j];
+            decode_inst_t *d = &sim_pd(w.c)->dc[j];
             unsigned kind = (unsigned)gsl_rng_uniform_int(g, 4);
             kind += kind == 0 && step >= 1500;
             d->n_assigned = kind == 0 ? 0 : 1 + (int64_t)gsl_rng_uniform_int(g, kind == 1 ? 2 : 60);

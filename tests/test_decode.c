@@ -1,6 +1,6 @@
 /* tests/test_decode.c: decode iterations between batch changes run as one
  * event with the results of one event per iteration
- * (MOONCAKE_SIM_DECODE_STEP=1), also where events tie to the nanosecond:
+ * (debug.decode_step, sim/serve/decode_step.c), also where events tie to the nanosecond:
  * a flat 30 ms iteration, inlined prefills of exactly 200 ms, arrivals on
  * whole 10 ms and time-series rows every 60 ms put iteration ends of both
  * instances, joins and samples on the same instants. Samples of each
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "models/cost.h"
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 #include "sim/exp/config.h"
 #include "sim/exp/run.h"
 
@@ -57,9 +57,8 @@ static void tie_run(const char *name, const char *step, const char *const *set, 
     sim_run_opts_t ro = {.config_src = "ties.json", .out_dir = out, .data_dir = "."};
     sim_run_result_t res;
     sim_err_t err;
-    setenv("MOONCAKE_SIM_DECODE_STEP", step, 1);
+    cfg.debug.decode_step = step[0] == '1';
     int rc = sim_run(&cfg, &ro, &res, &err);
-    unsetenv("MOONCAKE_SIM_DECODE_STEP");
     ck_assert_msg(rc == 0, "%s", err.msg);
     ck_assert_int_eq(res.counts.total, n);
     snprintf(p, sizeof p, "%s/requests.csv", out);
@@ -156,6 +155,7 @@ static void probe_run(const char *step, probe_log_t *l)
         .pool = {.dram_load_bytes_per_s = 128e9},
         .net = {.profile = &prof, .nic_bytes_per_s = 100e9},
         .vram_reserve_frac = 0.1, .slo_ttft_ns = 30 * SIM_NS_PER_S, .slo_tbt_ns = SIM_NS_PER_S / 10,
+        .debug = {.decode_step = step[0] == '1'},
     };
     sim_cluster_t *c = sim_cluster_new(&a, m, &err);
     ck_assert_ptr_nonnull(c);
@@ -163,14 +163,12 @@ static void probe_run(const char *step, probe_log_t *l)
     trace_open_args_t ta = {.path = tests_trace_of("probe.jsonl", reqs, n), .format = "auto", .speed = 1};
     trace_t *t = trace_open(&ta, &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
-    setenv("MOONCAKE_SIM_DECODE_STEP", step, 1);
     sim_cluster_attach_trace(c, t);
     l->c = c;
     l->n = 0;
     sim_evq_after(c->evq, 0, probe, l, 10);
     sim_evq_after(c->evq, 0, probe, l, 60);
     ck_assert_int_eq(sim_cluster_run(c, NULL, NULL, &err), 0);
-    unsetenv("MOONCAKE_SIM_DECODE_STEP");
     sim_cluster_free(c);
     trace_close(t);
     sim_metrics_free(m);

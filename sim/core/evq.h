@@ -48,7 +48,13 @@ sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *
 /* Schedule at t_ns >= now, placed among the events at t_ns as if it had
  * been scheduled at pushed_ns <= t_ns (which may be before or after now):
  * for one event that stands for the last of a chain, each link scheduled
- * by the one before, so ties pop as they would have with the chain. */
+ * by the one before, so ties pop as they would have with the chain.
+ * sim_evq_at is this with pushed_ns = now, so the order has one rule; the
+ * scheduling time is part of every event's key, not a second queue. Its
+ * one user is the decode spans (sim/serve/decode_span.c), and it stays:
+ * without it a span's event would tie-break by when the span started, not
+ * by when its last iteration would have been scheduled, and the spans
+ * would no longer give the stepped reference's outputs byte for byte. */
 sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
                                 sim_event_fn fn, void *obj, int64_t arg);
 

@@ -452,12 +452,6 @@ double sim_thread_cpu_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int sim_env_flag(const char *name)
-{
-    const char *e = getenv(name);
-    return e && e[0] && strcmp(e, "0") != 0;
-}
-
 double sim_peak_rss_mib(void)
 {
     struct rusage ru;

@@ -128,10 +128,6 @@ double sim_thread_cpu_s(void);
 /* The process's peak resident set, in MiB. */
 double sim_peak_rss_mib(void);
 
-/* 1 when environment variable name is set to anything but "" or "0"
- * (the switches that select a reference path for the tests). */
-int sim_env_flag(const char *name);
-
 /* v as the shortest "%.{15,16,17}g" that reads back as v (into buf). */
 void sim_fmt_shortest(double v, char *buf, size_t len);
 

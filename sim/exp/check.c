@@ -129,7 +129,9 @@ static const struct {
     [INV_SIM] = {"sim", "summary.json", "sim.seed = config.json's seed; sim.events >= 0"},
     [INV_TS_COLUMNS] = {"ts_columns", "timeseries.csv",
                         "one p<i>_load column per prefill instance and one d<j>_load per decode "
-                        "instance of config.json's cluster; no rows when metrics.interval_s = 0"},
+                        "instance of config.json's cluster (pd), or one of each per instance "
+                        "(system.params.instances, colocated); no rows when metrics.interval_s "
+                        "= 0"},
     [INV_TS_TIME] = {"ts_time", "timeseries.csv",
                      "time_s increases; each row one metrics.interval_s after the one before, "
                      "the first at 1 x (the last may end a partial interval earlier), or a "
@@ -144,7 +146,8 @@ static const struct {
                      "replicas_mean is 0 (nothing held) or >= 1; hot_replications never decreases"},
     [INV_TS_LOADS] = {"ts_loads", "timeseries.csv",
                       "prefill_load_mean and decode_load_mean are the means of the instance "
-                      "columns (within 1e-4)"},
+                      "columns (within 1e-4); the largest p<i>_load x slo.ttft_s is "
+                      "prefill_wait_s_max (within the rounding of both)"},
     [INV_INSTANCES] = {"instances", "requests.csv",
                        "prefill_instance and decode_instance in [-1, n): n = config.json's "
                        "cluster.prefill and cluster.decode (pd), system.params.instances "
@@ -1517,11 +1520,13 @@ static void check_timeseries(ck_t *c)
 {
     size_t nc = c->ts_cols;
     int64_t np = c->ts_np, nd = c->ts_nd;
-    if (np != c->n_prefill || nd != c->n_decode)
+    int64_t want_np = c->pd ? c->n_prefill : c->n_inst, want_nd = c->pd ? c->n_decode : c->n_inst;
+    if (np != want_np || nd != want_nd)
         report(c, INV_TS_COLUMNS, 0, "timeseries.csv", 1,
-               "%lld prefill and %lld decode load columns, config.json's cluster has %lld and "
-               "%lld instances", (long long)np, (long long)nd, (long long)c->n_prefill,
-               (long long)c->n_decode);
+               "%lld prefill and %lld decode load columns, config.json's %s has %lld and %lld "
+               "instances", (long long)np, (long long)nd,
+               c->pd ? "cluster" : "system.params.instances", (long long)want_np,
+               (long long)want_nd);
     if (c->interval_s <= 0 && c->ts_rows > 0)
         report(c, INV_TS_COLUMNS, 0, "timeseries.csv", 2, "%zu rows, but metrics.interval_s "
                "= 0 asks for none", c->ts_rows);
@@ -1558,6 +1563,15 @@ static void check_timeseries(ck_t *c)
                 ts_bad(c, INV_TS_LOADS, i, "%s %.4f, the mean of its %lld instance columns is "
                        "%.6f", ts_name[col], v[col], (long long)n, sum / (double)n);
         }
+        /* A prefill load is its instance's queue wait over the TTFT SLO. */
+        double pmax = 0;
+        for (size_t k = N_TS_FIXED; k < N_TS_FIXED + (size_t)np; k++)
+            pmax = fmax(pmax, v[k]);
+        if (np > 0 && fabs(pmax * c->slo_ttft_s - v[T_WAIT_MAX]) >
+                          TS_LOAD_HALF * c->slo_ttft_s + TS_LOAD_HALF + SLACK)
+            ts_bad(c, INV_TS_LOADS, i, "the largest p<i>_load %.4f x slo.ttft_s %g is %.6f s, "
+                   "prefill_wait_s_max %.4f", pmax, c->slo_ttft_s, pmax * c->slo_ttft_s,
+                   v[T_WAIT_MAX]);
     }
 }
 

@@ -3,6 +3,7 @@
 #include "sim/exp/config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -734,6 +735,39 @@ int sim_config_check_set_arg(const char *arg, const char *next, sim_err_t *err)
     return sim_errf(err, "--set %.200s: expected PATH=VALUE", arg);
 }
 
+/* --set debug.NAME=0|1: a reference mode (sim_config_t's debug). 1 when
+ * path is one (then 0, or -1 with err filled for a bad value), 0 when it
+ * is not under debug. */
+static int debug_set(sim_config_t *cfg, const char *path, const char *value, const char *where,
+                     int *rc, sim_err_t *err)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } keys[] = {
+        {"debug.decode_step", offsetof(sim_config_t, debug.decode_step)},
+        {"debug.place_scan", offsetof(sim_config_t, debug.place_scan)},
+        {"debug.view_check", offsetof(sim_config_t, debug.view_check)},
+        {"debug.no_avx2", offsetof(sim_config_t, debug.no_avx2)},
+    };
+    if (strncmp(path, "debug.", 6) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(path, keys[i].name) != 0)
+            continue;
+        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+            *rc = sim_errf(err, "%s: expected 0 or 1", where);
+            return 1;
+        }
+        *(int *)((char *)cfg + keys[i].off) = value[0] == '1';
+        *rc = 0;
+        return 1;
+    }
+    *rc = sim_errf(err, "%s: unknown debug switch '%s' (valid: debug.decode_step, "
+                   "debug.place_scan, debug.view_check, debug.no_avx2)", where, path);
+    return 1;
+}
+
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
 {
     const char *eq = strchr(assignment, '=');
@@ -742,6 +776,9 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
         return sim_errf(err, "--set %s: expected PATH=VALUE", assignment);
     snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
     snprintf(where, sizeof where, "--set %s", assignment);
+    int debug_rc;
+    if (debug_set(cfg, path, eq + 1, where, &debug_rc, err))
+        return debug_rc;
     const field_t *f = find_field(path);
     const group_t *g = group_of(path, 0);
     if (g) {

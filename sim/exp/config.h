@@ -113,6 +113,16 @@ typedef struct sim_config {
         double ttft_s;
         double tbt_s;
     } slo;
+    /* Reference modes for the tests (docs/development.md, "Reference
+     * modes"): set only by --set debug.NAME=0|1, never by a file; not in
+     * the field table, the help or the effective config. Each gives the
+     * same outputs as the default, slower. */
+    struct {
+        int decode_step; /* one event per decode iteration (sim/serve/decode_step.c) */
+        int place_scan;  /* placement estimates every prefill instance */
+        int view_check;  /* every indexed prefill view is checked against the pass */
+        int no_avx2;     /* the cost model's decode line one iteration at a time */
+    } debug;
     /* The input files an earlier run's config.json recorded ($.inputs):
      * not a setting; the run compares them with the files it reads. */
     sim_input_rec_t inputs[SIM_INPUT_N];

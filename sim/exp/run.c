@@ -292,6 +292,7 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
         sim_err_t e = *err;
         return sim_errf(err, "%s: $.cost: %s", src, e.msg);
     }
+    model_cost_set_scalar(s->cost, cfg->debug.no_avx2);
     trace_open_args_t ta;
     if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
         return -1;
@@ -370,6 +371,9 @@ static int cluster_args(const sim_config_t *cfg, const run_state_t *s, const cha
         .seed = (uint64_t)cfg->seed,
         .slo_ttft_ns = ttft_ns,
         .slo_tbt_ns = tbt_ns,
+        .debug = {.decode_step = cfg->debug.decode_step,
+                  .place_scan = cfg->debug.place_scan,
+                  .view_check = cfg->debug.view_check},
     };
     return 0;
 }
@@ -489,7 +493,6 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
             goto done;
     }
     s.m = sim_metrics_new(s.csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
-    sim_metrics_set_timeseries(s.m, s.tsf.f, (int)cfg->cluster.prefill, (int)cfg->cluster.decode);
     sim_cluster_args_t ka;
     if (cluster_args(cfg, &s, src, &ka, err) != 0)
         goto done;
@@ -498,6 +501,9 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         prefix_src(err, src); /* "$.model, $.cluster.vram_reserve_frac: ..." */
         goto done;
     }
+    int ts_np, ts_nd;
+    sim_cluster_ts_cols(s.cl, &ts_np, &ts_nd);
+    sim_metrics_set_timeseries(s.m, s.tsf.f, ts_np, ts_nd);
     if (simulate(o, &s, res, err) != 0) {
         prefix_src(err, src); /* "$.metrics.interval_s: ..."; trace errors hold their file */
         goto done;

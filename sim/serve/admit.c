@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sim/serve/cluster.h"
+#include "sim/serve/view.h"
 #include "sim/core/registry.h"
 
 static const sim_admit_ops_t *const admit_registry[] = {

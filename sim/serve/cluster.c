@@ -1,31 +1,14 @@
 /* sim/serve/cluster.c: the cluster's life cycle: the network and the serving
  * system's instances; arrivals read one ahead from the trace and handed to
  * the system; admission at arrival; the end of every request; the time
- * series; and the read-only view policies use. The systems live in
- * sim/serve/pd.c (with sim/serve/prefill*.c and sim/serve/decode.c) and
- * sim/serve/colocated.c. */
+ * series; and the generic part of the view policies use. It calls a
+ * system only through its ops (sim/serve/system.h): the systems live in
+ * sim/serve/pd.c (its files in sim/serve/pd_int.h, the view of its
+ * instances in sim/serve/pd_view.c) and sim/serve/colocated.c. */
 #include "sim/serve/cluster_int.h"
 
 #include <math.h>
 #include <string.h>
-
-/* The pass of sim_cluster_prefill_view over every instance: the class of
- * share id s and run common is slot 2 x s + common, at used[at] for the
- * call that last stamped the slot. */
-typedef struct view_slot {
-    uint64_t stamp;
-    uint32_t at;
-} view_slot_t;
-
-struct sim_view_scratch {
-    view_slot_t *cl;
-    size_t cap_cl;
-    sim_view_class_t *used; /* this call's classes, in first use */
-    size_t cap_used;
-    uint64_t stamp;
-    int check; /* MOONCAKE_SIM_VIEW_CHECK=1: the pass checks every indexed view */
-    sim_prefill_view_t ref; /* the pass's view, then */
-};
 
 /* ---- request end ---- */
 
@@ -48,7 +31,6 @@ static void req_free(sim_cluster_t *c, sim_req_t *r)
         c->live = r->live_next;
     if (r->live_next)
         r->live_next->live_prev = r->live_prev;
-    sim_prefill_release(r);
     sim_free(r->tbt_saved);
     if (SIM_UNDER_ASAN) {
         req_release(c, r);
@@ -94,18 +76,6 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
     req_free(c, r);
 }
 
-void sim_cluster_inbound(sim_cluster_t *c, sim_req_t *r, int on)
-{
-    if (r->inbound == on || r->decode_inst < 0)
-        return;
-    decode_inst_t *d = &c->dc[r->decode_inst];
-    int64_t s = on ? 1 : -1;
-    r->inbound = on;
-    d->n_inbound += s;
-    d->ctx_inbound += s * r->input_tok;
-    d->rsv_inbound += s * (r->input_tok + r->output_tok);
-}
-
 /* ---- time series ---- */
 
 static void ts_row(sim_cluster_t *c)
@@ -136,22 +106,13 @@ static void ts_row(sim_cluster_t *c)
         sim_kvpool_replica_totals(c->pool, &blocks, &replicas, &multi);
         row.replicas_mean = blocks ? (double)replicas / (double)blocks : 0;
         row.blocks_multi = multi;
-        row.hot_replications = c->hot_replications;
     }
-    double *pl =
-        sim_xcalloc((size_t)(c->a.pd.n_prefill + c->a.pd.n_decode) + 1, sizeof *pl, "loads");
-    double *dl = pl + c->a.pd.n_prefill;
-    for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
-        row.prefill_wait_s_max = fmax(row.prefill_wait_s_max, (double)w / 1e9);
-        pl[i] = (double)w / (double)c->a.slo_ttft_ns;
-    }
-    for (int j = 0; j < c->a.pd.n_decode; j++)
-        dl[j] = sim_cluster_decode_load_now(c, j, NULL);
+    double *pl = c->ts_loads, *dl = pl + c->ts_n_prefill;
+    if (c->a.system->ts_loads)
+        c->a.system->ts_loads(c->system_st, c, &row, pl, dl);
     row.prefill_load = pl;
     row.decode_load = dl;
     sim_metrics_ts_row(c->m, &row);
-    sim_free(pl);
     c->ts_prev_ns = now;
 }
 
@@ -205,7 +166,7 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
                  "(the most for rows of %d columns; %.0f s simulated so far, requests still in "
                  "flight): use at least the run's simulated span / %lld, or 0 for no time series",
                  (double)c->a.ts_interval_ns / 1e9, (long long)c->ts_max_rows,
-                 SIM_TS_FIXED_COLS + c->a.pd.n_prefill + c->a.pd.n_decode,
+                 SIM_TS_FIXED_COLS + c->ts_n_prefill + c->ts_n_decode,
                  (double)sim_evq_now(c->evq) / 1e9, (long long)c->ts_max_rows);
         return;
     }
@@ -294,19 +255,17 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     c->m = m;
     c->kv_bytes_per_tok = kv_bytes;
     c->kv_cap_tok = (int64_t)(kv_room / (double)kv_bytes);
-    c->ts_max_rows = SIM_MIN(SIM_TS_MAX_ROWS,
-                             SIM_TS_MAX_CELLS / (SIM_TS_FIXED_COLS + a->pd.n_prefill + a->pd.n_decode));
+    if (a->system->ts_cols)
+        a->system->ts_cols(a, a->system_params, &c->ts_n_prefill, &c->ts_n_decode);
+    int n_loads = c->ts_n_prefill + c->ts_n_decode;
+    c->ts_max_rows = SIM_MIN(SIM_TS_MAX_ROWS, SIM_TS_MAX_CELLS / (SIM_TS_FIXED_COLS + n_loads));
+    c->ts_loads = sim_xcalloc((size_t)n_loads + 1, sizeof *c->ts_loads, "loads");
     c->n_nodes = a->system->n_nodes(a, a->system_params);
     SIM_ASSERT(c->n_nodes >= 1);
     double *nic = sim_xmalloc((size_t)c->n_nodes * sizeof *nic, "nic");
     for (int n = 0; n < c->n_nodes; n++)
         nic[n] = a->net.nic_bytes_per_s;
     c->net = sim_net_new(c->evq, c->n_nodes, nic, a->net.profile);
-    c->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *c->prefix_scratch, "prefix scratch");
-    c->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *c->view_mark, "prefill view marks");
-    c->view = sim_xcalloc(1, sizeof *c->view, "prefill view");
-    c->view->check = sim_env_flag("MOONCAKE_SIM_VIEW_CHECK");
-    c->plan_memo = sim_prefill_memo_new();
     sim_free(nic);
     c->system_st = a->system->init(c, a->system_params);
     c->place_st = a->place->init ? a->place->init(c, a->place_params) : NULL;
@@ -318,9 +277,12 @@ void sim_cluster_free(sim_cluster_t *c)
 {
     if (!c)
         return;
-    /* Requests of an abandoned run are still live. */
-    while (c->live)
+    /* Requests of an abandoned run are still live: the system drops them. */
+    while (c->live) {
+        if (c->a.system->release)
+            c->a.system->release(c->system_st, c, c->live);
         req_free(c, c->live);
+    }
     while (c->spare) {
         sim_req_t *r = c->spare;
         c->spare = r->next;
@@ -333,24 +295,8 @@ void sim_cluster_free(sim_cluster_t *c)
     c->a.system->free(c, c->system_st);
     sim_slab_free(&c->slab);
     sim_free(c->scratch);
-    sim_free(c->tbt_runs);
     sim_net_free(c->net);
-    sim_free(c->prefix_scratch);
-    sim_free(c->view_mark);
-    if (c->view) {
-        struct sim_view_scratch *vs = c->view;
-        sim_free(vs->cl);
-        sim_free(vs->used);
-        sim_free(vs->ref.inst);
-        sim_free(vs->ref.lead);
-        sim_free(vs->ref.wait);
-        sim_free(vs->ref.send);
-        sim_free(vs->ref.recv);
-        sim_free(vs->ref.hold);
-        sim_free(vs->ref.hold_send);
-        sim_free(vs);
-    }
-    sim_free(c->plan_memo);
+    sim_free(c->ts_loads);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -382,6 +328,12 @@ int sim_cluster_run(sim_cluster_t *c, sim_cluster_progress_fn progress, void *ud
     return 0;
 }
 
+void sim_cluster_ts_cols(const sim_cluster_t *c, int *n_prefill, int *n_decode)
+{
+    *n_prefill = c->ts_n_prefill;
+    *n_decode = c->ts_n_decode;
+}
+
 uint64_t sim_cluster_events(const sim_cluster_t *c) { return sim_evq_executed(c->evq); }
 int64_t sim_cluster_n_arrived(const sim_cluster_t *c) { return c->n_arrived; }
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c) { return c->n_arrived - c->n_done; }
@@ -395,232 +347,7 @@ int sim_cluster_n_prefill(const sim_cluster_t *c) { return c->a.pd.n_prefill; }
 int sim_cluster_n_decode(const sim_cluster_t *c) { return c->a.pd.n_decode; }
 sim_time_t sim_cluster_now(const sim_cluster_t *c) { return sim_evq_now(c->evq); }
 const model_cost_t *sim_cluster_cost(const sim_cluster_t *c) { return c->a.cost; }
-int sim_cluster_prefill_node(const sim_cluster_t *c, int i) { return sim_cluster_pool_node(c, i); }
-
-sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i)
-{
-    return sim_prefill_wait_at(&c->pf[i], sim_evq_now(c->evq));
-}
-
-sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r)
-{
-    return sim_prefill_predict_ns(c, i, r, 0);
-}
-
-sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
-                                            uint32_t lead_min)
-{
-    return sim_prefill_predict_ns(c, i, r, lead_min);
-}
-
 const sim_cluster_args_t *sim_cluster_args(const sim_cluster_t *c) { return &c->a; }
-
-void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
-{
-    if (!c->pool) {
-        memset(out, 0, (size_t)c->a.pd.n_prefill * sizeof *out);
-        return;
-    }
-    sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, c->prefix_scratch);
-    for (int i = 0; i < c->a.pd.n_prefill; i++)
-        out[i] = c->prefix_scratch[sim_cluster_pool_node(c, i)];
-}
-
-void sim_cluster_prefill_pred_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
-                                  const uint32_t *lead_min, sim_time_t *out)
-{
-    sim_prefill_predict_all(c, r, leads, lead_min, out);
-}
-
-sim_time_t sim_cluster_handoff_estimate_ns(const sim_cluster_t *c, int i, int j, const sim_req_t *r)
-{
-    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, i), sim_cluster_decode_node(c, j),
-                               (double)(r->input_tok * c->kv_bytes_per_tok));
-}
-
-sim_time_t sim_cluster_fetch_estimate_ns(const sim_cluster_t *c, int src, int dst,
-                                         const sim_req_t *r, uint32_t have, uint32_t want)
-{
-    int64_t tok = SIM_MIN((int64_t)want * TRACE_BLOCK_TOK, r->input_tok) -
-                  SIM_MIN((int64_t)have * TRACE_BLOCK_TOK, r->input_tok);
-    return sim_net_estimate_ns(c->net, sim_cluster_pool_node(c, src), sim_cluster_pool_node(c, dst),
-                               (double)(tok * c->kv_bytes_per_tok));
-}
-
-void sim_cluster_prefill_state(const sim_cluster_t *c, sim_time_t *wait, double *send, double *recv)
-{
-    sim_time_t now = sim_evq_now(c->evq);
-    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
-    for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        wait[i] = sim_prefill_wait_at(&c->pf[i], now);
-        int node = sim_cluster_pool_node(c, i);
-        send[i] = out[node];
-        recv[i] = in[node];
-    }
-}
-
-/* Candidate k of v: instance i with its run, wait and shares. */
-static void view_put(sim_prefill_view_t *v, int k, int i, uint32_t lead, sim_time_t wait, double send,
-                     double recv)
-{
-    v->inst[k] = i;
-    v->lead[k] = lead;
-    v->wait[k] = wait;
-    v->send[k] = send;
-    v->recv[k] = recv;
-}
-
-void sim_view_insert(sim_prefill_view_t *v, int i, uint32_t lead, sim_time_t wait, double send,
-                     double recv)
-{
-    int k = v->n++;
-    for (; k > 0 && v->inst[k - 1] > i; k--)
-        view_put(v, k, v->inst[k - 1], v->lead[k - 1], v->wait[k - 1], v->send[k - 1],
-                 v->recv[k - 1]);
-    view_put(v, k, i, lead, wait, send, recv);
-}
-
-/* v's holders of its longest run (top_len): every candidate with it, and
- * the first instance of each class with it (the rest of the class share
- * its send share). */
-static void view_holders(const sim_cluster_t *c, sim_prefill_view_t *v, const sim_view_class_t *cls,
-                         size_t n_cls, uint32_t common_len, const double *out)
-{
-    uint32_t top = v->top_len;
-    v->n_hold = 0;
-    for (int k = 0; top > 0 && k < v->n; k++)
-        if (v->lead[k] == top) {
-            v->hold[v->n_hold] = v->inst[k];
-            v->hold_send[v->n_hold++] = v->send[k];
-        }
-    for (size_t u = 0; top > 0 && u < n_cls; u++) {
-        const sim_view_class_t *g = &cls[u];
-        if ((g->common ? common_len : 0) != top || g->first == g->rep)
-            continue;
-        int k = v->n_hold++;
-        for (; k > 0 && v->hold[k - 1] > g->first; k--) {
-            v->hold[k] = v->hold[k - 1];
-            v->hold_send[k] = v->hold_send[k - 1];
-        }
-        v->hold[k] = g->first;
-        v->hold_send[k] = out[sim_cluster_pool_node(c, g->first)];
-    }
-}
-
-/* The view by a pass over every instance; its classes in c->view. */
-static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_prefill_view_t *v)
-{
-    for (size_t q = 0; q < ru->n_listed; q++)
-        c->view_mark[ru->listed[q]] = 1;
-    const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
-    size_t n_ids;
-    const uint32_t *ids = sim_net_share_ids(c->net, &n_ids);
-    struct sim_view_scratch *vs = c->view;
-    size_t cap = vs->cap_cl;
-    sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
-    memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
-    sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
-    uint64_t stamp = ++vs->stamp;
-    size_t n_used = 0;
-    sim_time_t now = sim_evq_now(c->evq);
-    uint32_t top = 0;
-    int any_common = 0; /* a prefill instance of the common set, not listed */
-    v->n = 0;
-    const uint8_t *mark = c->view_mark;
-    const uint64_t *common = ru->common;
-    const prefill_inst_t *pf = c->pf;
-    size_t n = (size_t)c->a.pd.n_prefill, group = (size_t)c->a.pd.prefill_group;
-    for (size_t i = 0, node = 0; i < n; i++, node += group) {
-        unsigned cls = (unsigned)(common[node / 64] >> (node % 64)) & 1;
-        sim_time_t w = sim_prefill_wait_at(&pf[i], now);
-        uint32_t id = ids[node];
-        if (mark[node] || id == NO_SHARE_ID) {
-            uint32_t lead = mark[node] ? sim_kvpool_scan_node(c->pool, (int)node, NULL)
-                                       : cls ? ru->common_len : 0;
-            top = lead > top ? lead : top;
-            view_put(v, v->n++, (int)i, lead, w, out[node], in[node]);
-            continue;
-        }
-        any_common |= (int)cls;
-        size_t k = 2 * (size_t)id + cls;
-        view_slot_t *sl = &vs->cl[k];
-        if (sl->stamp != stamp) {
-            *sl = (view_slot_t){.stamp = stamp, .at = (uint32_t)n_used};
-            vs->used[n_used++] =
-                (sim_view_class_t){.rep = (int)i, .first = (int)i, .common = (int)cls, .rep_wait = w};
-        } else if (w < vs->used[sl->at].rep_wait) {
-            vs->used[sl->at].rep = (int)i;
-            vs->used[sl->at].rep_wait = w;
-        }
-    }
-    for (size_t q = 0; q < ru->n_listed; q++)
-        c->view_mark[ru->listed[q]] = 0;
-    if (any_common && ru->common_len > top)
-        top = ru->common_len;
-    for (size_t u = 0; u < n_used; u++) {
-        const sim_view_class_t *g = &vs->used[u];
-        int node = sim_cluster_pool_node(c, g->rep);
-        sim_view_insert(v, g->rep, g->common ? ru->common_len : 0, g->rep_wait, out[node], in[node]);
-    }
-    v->top_len = top;
-    return n_used;
-}
-
-/* The indexed view v against the pass's: every field, or abort. */
-static void view_check(const sim_cluster_t *c, const sim_kvpool_runs_t *ru,
-                       const sim_prefill_view_t *v)
-{
-    struct sim_view_scratch *vs = c->view;
-    sim_prefill_view_t *ref = &vs->ref;
-    if (!ref->inst) {
-        size_t n = (size_t)c->a.pd.n_prefill;
-        ref->inst = sim_xmalloc(n * sizeof *ref->inst, "prefill view check");
-        ref->lead = sim_xmalloc(n * sizeof *ref->lead, "prefill view check");
-        ref->wait = sim_xmalloc(n * sizeof *ref->wait, "prefill view check");
-        ref->send = sim_xmalloc(n * sizeof *ref->send, "prefill view check");
-        ref->recv = sim_xmalloc(n * sizeof *ref->recv, "prefill view check");
-        ref->hold = sim_xmalloc(n * sizeof *ref->hold, "prefill view check");
-        ref->hold_send = sim_xmalloc(n * sizeof *ref->hold_send, "prefill view check");
-    }
-    size_t n_cls = view_pass(c, ru, ref);
-    view_holders(c, ref, vs->used, n_cls, ru->common_len, sim_net_send_shares(c->net));
-    size_t n = (size_t)v->n, h = (size_t)v->n_hold;
-    SIM_ASSERT(ref->n == v->n && ref->top_len == v->top_len && ref->n_hold == v->n_hold);
-    SIM_ASSERT(!memcmp(ref->inst, v->inst, n * sizeof *v->inst) &&
-               !memcmp(ref->lead, v->lead, n * sizeof *v->lead) &&
-               !memcmp(ref->wait, v->wait, n * sizeof *v->wait) &&
-               !memcmp(ref->send, v->send, n * sizeof *v->send) &&
-               !memcmp(ref->recv, v->recv, n * sizeof *v->recv));
-    SIM_ASSERT(!memcmp(ref->hold, v->hold, h * sizeof *v->hold) &&
-               !memcmp(ref->hold_send, v->hold_send, h * sizeof *v->hold_send));
-}
-
-int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_prefill_view_t *v)
-{
-    if (!c->pool)
-        return -1;
-    sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
-    sim_kvpool_runs_t ru;
-    sim_kvpool_scan_runs(c->pool, &ru);
-    const sim_view_class_t *cls;
-    size_t n_cls;
-    if (c->ppick) {
-        sim_ppick_view(c, &ru, v, &cls, &n_cls);
-    } else {
-        n_cls = view_pass(c, &ru, v);
-        cls = c->view->used;
-    }
-    view_holders(c, v, cls, n_cls, ru.common_len, sim_net_send_shares(c->net));
-    if (c->ppick && c->view->check)
-        view_check(c, &ru, v);
-    return 0;
-}
-
-sim_time_t sim_cluster_decode_pred_iter_ns(const sim_cluster_t *c, int j, const sim_req_t *r)
-{
-    const decode_inst_t *d = &c->dc[j];
-    return model_cost_decode_ns(c->a.cost, d->n_assigned + 1, d->tok_assigned + r->input_tok);
-}
 
 /* A request that does not fit waits for VRAM, and that wait is part of
  * its TBT: hence the VRAM term of the load. */
@@ -633,37 +360,7 @@ double sim_cluster_decode_load(const sim_cluster_t *c, int64_t n, int64_t ctx, i
     return t > v ? t : v;
 }
 
-double sim_cluster_decode_pred_load(const sim_cluster_t *c, int j, const sim_req_t *r)
-{
-    const decode_inst_t *d = &c->dc[j];
-    return sim_cluster_decode_load(c, d->n_assigned + 1, d->tok_assigned + r->input_tok,
-                       d->rsv_assigned + r->input_tok + r->output_tok);
-}
-
-double sim_cluster_decode_load_now(const sim_cluster_t *c, int j, const sim_req_t *r)
-{
-    const decode_inst_t *d = &c->dc[j];
-    int64_t n = (int64_t)d->b.n + d->n_inbound, ctx = sim_decode_ctx_now(c, j) + d->ctx_inbound;
-    int64_t rsv = d->kv_used_tok + d->rsv_inbound;
-    if (r && !r->inbound) {
-        n++;
-        ctx += r->input_tok;
-        rsv += r->input_tok + r->output_tok;
-    }
-    return sim_cluster_decode_load(c, n, ctx, rsv);
-}
-
 /* ---- overload view ---- */
-
-sim_time_t sim_cluster_best_ttft_ns(const sim_cluster_t *c, const sim_req_t *r)
-{
-    sim_time_t best = INT64_MAX;
-    for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        sim_time_t t = sim_cluster_prefill_wait_ns(c, i) + sim_prefill_predict_ns(c, i, r, 0);
-        best = t < best ? t : best;
-    }
-    return best == INT64_MAX ? 0 : best;
-}
 
 static int dur_bucket(sim_time_t ns)
 {
@@ -711,31 +408,7 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
 
 /* ---- the view for forecasts ---- */
 
-sim_cluster_batch_view_t sim_cluster_decode_batch(const sim_cluster_t *c, int j)
-{
-    const decode_inst_t *d = &c->dc[j];
-    /* As of the running event: a decode span has its iterations ahead in
-     * the ring (sim/serve/decode.c). */
-    return (sim_cluster_batch_view_t){
-        .n = (int64_t)d->b.n, .ctx_tok = sim_decode_ctx_now(c, j), .iter = sim_decode_iter_now(c, j)};
-}
-
 const sim_req_t *sim_cluster_live_next(const sim_cluster_t *c, const sim_req_t *prev)
 {
     return prev ? prev->live_next : c->live;
-}
-
-void sim_cluster_stamp_prefill_ends(const sim_cluster_t *c)
-{
-    sim_time_t now = sim_evq_now(c->evq);
-    for (int i = 0; i < c->a.pd.n_prefill; i++) {
-        const prefill_inst_t *p = &c->pf[i];
-        sim_time_t t = p->running ? p->run_end_ns : now;
-        if (p->running)
-            p->running->forecast_join_ns = t;
-        for (sim_req_t *q = p->head; q; q = q->next) {
-            t += q->pred_prefill_ns;
-            q->forecast_join_ns = t;
-        }
-    }
 }

@@ -481,6 +481,34 @@ static void coloc_free(sim_cluster_t *c, void *st)
     sim_free(s);
 }
 
+/* One load column of each kind per instance (docs/outputs.md). */
+static void coloc_ts_cols(const sim_cluster_args_t *a, const void *params, int *n_prefill,
+                          int *n_decode)
+{
+    (void)a;
+    *n_prefill = *n_decode = (int)((const coloc_params_t *)params)->instances;
+}
+
+/* Instance i's prefill load: the predicted prefill time of the prompts it
+ * has waiting (each as a whole prompt, nothing cached) over the TTFT SLO;
+ * its decode load: its running requests' iteration time over the TBT SLO
+ * or, when greater, their context over its KV capacity
+ * (sim_cluster_decode_load). O(prompts waiting). */
+static void coloc_ts_loads(void *st, sim_cluster_t *c, sim_metrics_ts_t *row, double *pl,
+                           double *dl)
+{
+    const coloc_t *s = st;
+    for (int i = 0; i < s->n; i++) {
+        const coloc_inst_t *o = &s->inst[i];
+        sim_time_t w = 0;
+        for (const sim_req_t *r = o->wait_head; r; r = r->next)
+            w += model_cost_prefill_ns(c->a.cost, prompt_ctx(r), 0);
+        row->prefill_wait_s_max = fmax(row->prefill_wait_s_max, (double)w / 1e9);
+        pl[i] = (double)w / (double)c->a.slo_ttft_ns;
+        dl[i] = sim_cluster_decode_load(c, o->n_run, o->kv_used, o->kv_used);
+    }
+}
+
 /* Admit r, route it to an instance and queue it. */
 static void coloc_arrive(void *st, sim_cluster_t *c, sim_req_t *r)
 {
@@ -512,6 +540,8 @@ const sim_system_ops_t sim_system_vllm = {
     .init = vllm_init,
     .free = coloc_free,
     .arrive = coloc_arrive,
+    .ts_cols = coloc_ts_cols,
+    .ts_loads = coloc_ts_loads,
 };
 
 const sim_system_ops_t sim_system_vllm_pc = {
@@ -523,6 +553,8 @@ const sim_system_ops_t sim_system_vllm_pc = {
     .init = vllm_pc_init,
     .free = coloc_free,
     .arrive = coloc_arrive,
+    .ts_cols = coloc_ts_cols,
+    .ts_loads = coloc_ts_loads,
 };
 
 const sim_system_ops_t sim_system_vllm_cp = {
@@ -534,4 +566,6 @@ const sim_system_ops_t sim_system_vllm_cp = {
     .init = vllm_cp_init,
     .free = coloc_free,
     .arrive = coloc_arrive,
+    .ts_cols = coloc_ts_cols,
+    .ts_loads = coloc_ts_loads,
 };

@@ -13,7 +13,7 @@
  * them can win, and it is found in a bitmap. The answer is the one a scan
  * of every instance gives; a load found below its bound (a cost model
  * that breaks its declaration) switches to that scan for good. */
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 
 #include <math.h>
 
@@ -77,8 +77,8 @@ void sim_dpick_free(sim_dpick_t *p)
 
 void sim_dpick_update(sim_cluster_t *c, int j)
 {
-    sim_dpick_t *p = c->dpick;
-    const decode_inst_t *d = &c->dc[j];
+    sim_dpick_t *p = sim_pd(c)->dpick;
+    const decode_inst_t *d = &sim_pd(c)->dc[j];
     uint32_t at = p->pos[j];
     if (d->n_assigned == 0) {
         p->idle[j / 64] |= UINT64_C(1) << (j % 64);
@@ -98,7 +98,7 @@ void sim_dpick_update(sim_cluster_t *c, int j)
         dpick_heap_up(p->heap, at, x);
 }
 
-int sim_dpick_fell_back(const sim_cluster_t *c) { return c->dpick && c->dpick->scan; }
+int sim_dpick_fell_back(const sim_cluster_t *c) { return sim_pd(c)->dpick && sim_pd(c)->dpick->scan; }
 
 static int scan_all(const sim_cluster_t *c, const sim_req_t *r)
 {
@@ -124,7 +124,7 @@ static void visit_push(sim_dpick_t *p, size_t at)
 
 int sim_cluster_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
 {
-    sim_dpick_t *p = c->dpick;
+    sim_dpick_t *p = sim_pd(c)->dpick;
     if (!p || p->scan)
         return scan_all(c, r);
     sim_time_t add = model_cost_decode_ctx_add_ns(c->a.cost, r->input_tok);

@@ -7,7 +7,9 @@
  * queues on its prefill instance (sim/serve/prefill.c), whose KV streams to its
  * decode instance (sim/serve/decode.c). Invariant: a decode instance's assigned
  * counts cover exactly the requests placed there and not ended. */
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
+
+#include <math.h>
 
 static int pd_n_nodes(const sim_cluster_args_t *a, const void *params)
 {
@@ -19,9 +21,15 @@ static void *pd_init(sim_cluster_t *c, const void *params)
 {
     (void)params;
     const sim_cluster_args_t *a = &c->a;
-    c->pf = sim_xcalloc((size_t)a->pd.n_prefill, sizeof *c->pf, "prefill instances");
-    c->dc = sim_xcalloc((size_t)a->pd.n_decode, sizeof *c->dc, "decode instances");
-    c->dpick = sim_dpick_new(a->pd.n_decode);
+    sim_pd_t *pd = sim_xcalloc(1, sizeof *pd, "pd system");
+    pd->pf = sim_xcalloc((size_t)a->pd.n_prefill, sizeof *pd->pf, "prefill instances");
+    pd->dc = sim_xcalloc((size_t)a->pd.n_decode, sizeof *pd->dc, "decode instances");
+    pd->dpick = sim_dpick_new(a->pd.n_decode);
+    pd->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *pd->prefix_scratch,
+                                     "prefix scratch");
+    pd->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *pd->view_mark, "prefill view marks");
+    pd->view = sim_pd_view_new(a->debug.view_check);
+    pd->plan_memo = sim_prefill_memo_new();
     if (a->pool.policy) {
         int64_t caps[SIM_N_TIERS] = {a->pool.dram_blocks, a->pool.ssd_blocks};
         c->pool = sim_kvpool_new(c->n_nodes, caps, a->pool.policy, a->pool.policy_params, 0);
@@ -30,31 +38,35 @@ static void *pd_init(sim_cluster_t *c, const void *params)
          * Below SIM_PPICK_MIN_INSTANCES the pass over every instance costs
          * less than keeping the index (callgrind: equal at 32). */
         if (a->pd.prefill_group == 1 && a->pd.n_prefill >= SIM_PPICK_MIN_INSTANCES)
-            c->ppick = sim_ppick_new(a->pd.n_prefill);
+            pd->ppick = sim_ppick_new(a->pd.n_prefill);
     }
-    return NULL;
+    return pd;
 }
 
 static void pd_free(sim_cluster_t *c, void *st)
 {
-    (void)st;
-    for (int j = 0; c->dc && j < c->a.pd.n_decode; j++) {
-        decode_inst_t *d = &c->dc[j];
+    sim_pd_t *pd = st;
+    if (!pd)
+        return;
+    for (int j = 0; j < c->a.pd.n_decode; j++) {
+        decode_inst_t *d = &pd->dc[j];
         sim_free(d->b.heap);
         sim_free(d->fresh);
         sim_free(d->runs);
         sim_decode_rings_free(c, d);
     }
-    sim_free(c->pf);
-    sim_free(c->dc);
-    sim_dpick_free(c->dpick);
-    sim_ppick_free(c->ppick);
+    sim_free(pd->pf);
+    sim_free(pd->dc);
+    sim_dpick_free(pd->dpick);
+    sim_ppick_free(pd->ppick);
+    sim_free(pd->prefix_scratch);
+    sim_free(pd->view_mark);
+    sim_pd_view_free(pd->view);
+    sim_free(pd->plan_memo);
+    sim_free(pd->tbt_runs);
     sim_kvpool_free(c->pool);
-    c->pf = NULL;
-    c->dc = NULL;
-    c->dpick = NULL;
-    c->ppick = NULL;
     c->pool = NULL;
+    sim_free(pd);
 }
 
 /* Admission and placement of an arrived request. */
@@ -77,7 +89,7 @@ static void pd_dispatch(void *ctx, void *obj, int64_t arg)
     /* Fetches need the pool and a global scope. */
     r->fetch_src = c->pool && c->a.cache_global ? dec.fetch_src : -1;
     r->fetch_blocks = dec.fetch_blocks;
-    decode_inst_t *d = &c->dc[dec.decode];
+    decode_inst_t *d = &sim_pd(c)->dc[dec.decode];
     d->n_assigned++;
     d->tok_assigned += r->input_tok;
     d->rsv_assigned += r->input_tok + r->output_tok;
@@ -108,18 +120,44 @@ static void pd_arrive(void *st, sim_cluster_t *c, sim_req_t *r)
         pd_dispatch(c, r, 0);
 }
 
-/* r ends: it no longer loads its decode instance. */
+/* r ends, or is dropped with an abandoned run: it no longer loads its
+ * decode instance, and what its prefill holds is freed. */
 static void pd_release(void *st, sim_cluster_t *c, sim_req_t *r)
 {
-    (void)st;
+    sim_pd_t *pd = st;
+    sim_prefill_release(r);
     if (r->decode_inst < 0)
         return;
-    decode_inst_t *d = &c->dc[r->decode_inst];
+    decode_inst_t *d = &pd->dc[r->decode_inst];
     d->n_assigned--;
     d->tok_assigned -= r->input_tok;
     d->rsv_assigned -= r->input_tok + r->output_tok;
     sim_dpick_update(c, r->decode_inst);
     sim_cluster_inbound(c, r, 0);
+}
+
+/* One load column per prefill and per decode instance. */
+static void pd_ts_cols(const sim_cluster_args_t *a, const void *params, int *n_prefill,
+                       int *n_decode)
+{
+    (void)params;
+    *n_prefill = a->pd.n_prefill;
+    *n_decode = a->pd.n_decode;
+}
+
+/* Prefill loads: queue wait / TTFT SLO; decode loads: as admission sees
+ * them now (sim_cluster_decode_load_now). */
+static void pd_ts_loads(void *st, sim_cluster_t *c, sim_metrics_ts_t *row, double *pl, double *dl)
+{
+    sim_pd_t *pd = st;
+    row->hot_replications = c->pool ? pd->hot_replications : 0;
+    for (int i = 0; i < c->a.pd.n_prefill; i++) {
+        sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
+        row->prefill_wait_s_max = fmax(row->prefill_wait_s_max, (double)w / 1e9);
+        pl[i] = (double)w / (double)c->a.slo_ttft_ns;
+    }
+    for (int j = 0; j < c->a.pd.n_decode; j++)
+        dl[j] = sim_cluster_decode_load_now(c, j, NULL);
 }
 
 const sim_system_ops_t sim_system_pd = {
@@ -133,4 +171,6 @@ const sim_system_ops_t sim_system_pd = {
     .free = pd_free,
     .arrive = pd_arrive,
     .release = pd_release,
+    .ts_cols = pd_ts_cols,
+    .ts_loads = pd_ts_loads,
 };

@@ -2,7 +2,7 @@
  * Algorithm 1's estimate (sim_place_kv_estimate). */
 #include "sim/serve/place.h"
 
-#include "sim/serve/cluster.h"
+#include "sim/serve/view.h"
 #include "sim/core/registry.h"
 
 static const sim_place_ops_t *const place_registry[] = {
@@ -251,9 +251,9 @@ sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c)
     s->cand = sim_xmalloc(n * sizeof *s->cand, "placement candidates");
     s->hold = sim_xmalloc(n * sizeof *s->hold, "placement holders");
     s->hold_send = sim_xmalloc(n * sizeof *s->hold_send, "placement shares");
-    /* MOONCAKE_SIM_PLACE_SCAN=1: estimate every instance (the reference
-     * the tests compare the candidates' choice against). */
-    s->full_scan = sim_env_flag("MOONCAKE_SIM_PLACE_SCAN");
+    /* debug.place_scan: estimate every instance (the reference the tests
+     * compare the candidates' choice against). */
+    s->full_scan = sim_cluster_args(c)->debug.place_scan;
     return s;
 }
 

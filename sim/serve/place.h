@@ -81,7 +81,7 @@ typedef struct sim_place_scratch {
     /* sim_cluster_prefill_view's candidates and holders */
     int *cand, *hold;
     double *hold_send;
-    int full_scan; /* estimate every instance (MOONCAKE_SIM_PLACE_SCAN=1) */
+    int full_scan; /* estimate every instance (debug.place_scan) */
 } sim_place_scratch_t;
 sim_place_scratch_t *sim_place_scratch_new(const sim_cluster_t *c);
 void sim_place_scratch_free(void *scratch);

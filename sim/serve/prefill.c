@@ -16,7 +16,7 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
     int i = (int)arg;
-    c->pf[i].running = NULL;
+    sim_pd(c)->pf[i].running = NULL;
     sim_ppick_touch(c, i);
     r->prefill_end_ns = sim_evq_now(c->evq);
     r->first_token_ns = r->prefill_end_ns; /* moved to the decode join when KV moves */
@@ -40,7 +40,7 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
 
 static void prefill_kick(sim_cluster_t *c, int i)
 {
-    prefill_inst_t *p = &c->pf[i];
+    prefill_inst_t *p = &sim_pd(c)->pf[i];
     if (p->running || !p->head || p->head->fetch_pending)
         return;
     sim_req_t *r = sim_reqq_pop_front(&p->head, &p->tail);
@@ -71,7 +71,7 @@ static void prefill_kick(sim_cluster_t *c, int i)
     if (pl.n_chunks == 1)
         sim_evq_after(c->evq, pl.dur_ns, sim_prefill_done, r, i);
     else
-        r->cpp = sim_prefill_cpp_start(c, r, i, &pl);
+        r->cpp = sim_prefill_cpp_start(c, r, i, &pl, sim_prefill_done);
 }
 
 /* ---- fetch and queueing ---- */
@@ -101,7 +101,7 @@ static void fetch_done(void *ctx, void *obj, int64_t arg)
 void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
 {
     int i = r->prefill_inst;
-    prefill_inst_t *p = &c->pf[i];
+    prefill_inst_t *p = &sim_pd(c)->pf[i];
     uint32_t lead_after = 0;
     if (r->fetch_src >= 0 && c->pool) {
         int node = sim_cluster_pool_node(c, i);

@@ -18,6 +18,7 @@ struct cpp_job {
     double *act_bytes;    /* per chunk: activations crossing a stage boundary */
     int64_t done;         /* chunks through the last stage */
     sim_time_t min_end_ns;
+    sim_event_fn done_fn; /* scheduled at the end (r, inst) */
 };
 
 static void cpp_stage_done(void *ctx, void *obj, int64_t arg);
@@ -68,10 +69,11 @@ static void cpp_stage_done(void *ctx, void *obj, int64_t arg)
         return;
     sim_req_t *r = job->r;
     int i = job->inst;
+    sim_event_fn done_fn = job->done_fn;
     sim_time_t now = sim_evq_now(c->evq), end = SIM_MAX(now, job->min_end_ns);
     r->cpp = NULL;
     sim_prefill_cpp_free(job);
-    sim_evq_at(c->evq, end, sim_prefill_done, r, i);
+    sim_evq_at(c->evq, end, done_fn, r, i);
 }
 
 static sim_prefill_cpp_t *cpp_new(sim_cluster_t *c, sim_req_t *r, int i,
@@ -105,9 +107,10 @@ static sim_prefill_cpp_t *cpp_new(sim_cluster_t *c, sim_req_t *r, int i,
 }
 
 sim_prefill_cpp_t *sim_prefill_cpp_start(sim_cluster_t *c, sim_req_t *r, int i,
-                                         const sim_prefill_plan_t *pl)
+                                         const sim_prefill_plan_t *pl, sim_event_fn done)
 {
     sim_prefill_cpp_t *job = cpp_new(c, r, i, pl);
+    job->done_fn = done;
     cpp_try_start(c, job, 0);
     return job;
 }

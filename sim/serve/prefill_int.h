@@ -5,7 +5,7 @@
 #ifndef SIM_PREFILL_INT_H
 #define SIM_PREFILL_INT_H
 
-#include "sim/serve/cluster_int.h"
+#include "sim/serve/pd_int.h"
 
 /* How a prefill of a request on an instance goes (sim/serve/prefill_plan.c). */
 typedef struct sim_prefill_plan {
@@ -37,10 +37,11 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg);
 
 /* prefill_cpp.c */
 /* Start r's chunked pipeline on instance i as planned by pl; it schedules
- * sim_prefill_done when the last chunk leaves the last stage. Freed with
- * sim_prefill_cpp_free (accepts NULL), which the end does itself. */
+ * done (sim_prefill_done: passed in, so that the pipeline calls nothing of
+ * prefill.c) with (r, i) when the last chunk leaves the last stage. Freed
+ * with sim_prefill_cpp_free (accepts NULL), which the end does itself. */
 sim_prefill_cpp_t *sim_prefill_cpp_start(sim_cluster_t *c, sim_req_t *r, int i,
-                                         const sim_prefill_plan_t *pl);
+                                         const sim_prefill_plan_t *pl, sim_event_fn done);
 void sim_prefill_cpp_free(sim_prefill_cpp_t *job);
 
 /* prefill_stream.c */

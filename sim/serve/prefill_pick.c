@@ -17,10 +17,9 @@
  * best found, so members of the other run or listed are what it visits.
  * Changes are taken lazily: the network records the nodes whose share id
  * changed, sim/serve/prefill.c touches an instance whose queue or prefill
- * changed, and the next view re-files those. MOONCAKE_SIM_VIEW_CHECK=1
- * compares every view with the pass over every instance
- * (sim/serve/cluster.c). */
-#include "sim/serve/cluster_int.h"
+ * changed, and the next view re-files those. debug.view_check compares
+ * every view with the pass over every instance (sim/serve/pd_view.c). */
+#include "sim/serve/pd_int.h"
 
 #include <string.h>
 
@@ -130,7 +129,7 @@ static int bit_get(const uint64_t *b, uint32_t i) { return (int)(b[i / 64] >> (i
 
 void sim_ppick_touch(sim_cluster_t *c, int i)
 {
-    sim_ppick_t *p = c->ppick;
+    sim_ppick_t *p = sim_pd(c)->ppick;
     if (p && p->filed && !p->dirty[i]) {
         p->dirty[i] = 1;
         p->todo[p->n_todo++] = (uint32_t)i;
@@ -154,7 +153,7 @@ static void id_room(sim_ppick_t *p, uint32_t s)
 /* File instance i under its node's share id now, with its state now. */
 static void file_in(const sim_cluster_t *c, sim_ppick_t *p, uint32_t i, uint32_t s)
 {
-    const prefill_inst_t *f = &c->pf[i];
+    const prefill_inst_t *f = &sim_pd(c)->pf[i];
     int st = f->running ? RUNNING : f->queued_pred_ns != 0 ? QUEUED : IDLE;
     p->id[i] = s;
     p->state[i] = (uint8_t)st;
@@ -306,7 +305,7 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
 void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_prefill_view_t *v,
                     const sim_view_class_t **cls, size_t *n_cls)
 {
-    sim_ppick_t *p = c->ppick;
+    sim_ppick_t *p = sim_pd(c)->ppick;
     refile(c, p);
     sim_time_t now = sim_evq_now(c->evq);
     const double *out = sim_net_send_shares(c->net), *in = sim_net_recv_shares(c->net);
@@ -322,7 +321,7 @@ void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_pre
             uint32_t i = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(x);
             uint32_t lead = sim_kvpool_scan_node(c->pool, (int)i, NULL);
             top = lead > top ? lead : top;
-            sim_view_insert(v, (int)i, lead, sim_prefill_wait_at(&c->pf[i], now), out[i], in[i]);
+            sim_view_insert(v, (int)i, lead, sim_prefill_wait_at(&sim_pd(c)->pf[i], now), out[i], in[i]);
         }
     for (size_t q = 0; q < p->n_noid; q++) {
         uint32_t i = p->noid[q];
@@ -330,7 +329,7 @@ void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_pre
             continue;
         uint32_t lead = bit_get(ru->common, i) ? ru->common_len : 0;
         top = lead > top ? lead : top;
-        sim_view_insert(v, (int)i, lead, sim_prefill_wait_at(&c->pf[i], now), out[i], in[i]);
+        sim_view_insert(v, (int)i, lead, sim_prefill_wait_at(&sim_pd(c)->pf[i], now), out[i], in[i]);
     }
     /* The classes: each id, the common run and none. */
     sim_grow((void **)&p->cls, &p->cap_cls, 2 * p->n_live, sizeof *p->cls, "prefill pick classes");

@@ -112,7 +112,7 @@ static void plan_from(const sim_cluster_t *c, int node, const sim_req_t *r, uint
     uint64_t h = (uint64_t)r->input_tok * UINT64_C(0x9E3779B97F4A7C15) ^
                  (uint64_t)pl->lead * UINT64_C(0xC2B2AE3D27D4EB4F) ^
                  (uint64_t)pl->dram_tok * UINT64_C(0x165667B19E3779F9) ^ (uint64_t)pl->ssd_tok;
-    sim_prefill_memo_slot_t *m = &c->plan_memo->slot[(h ^ h >> 29) % PLAN_MEMO_SLOTS];
+    sim_prefill_memo_slot_t *m = &sim_pd(c)->plan_memo->slot[(h ^ h >> 29) % PLAN_MEMO_SLOTS];
     if (m->input_tok != r->input_tok || m->lead != pl->lead || m->dram_tok != pl->dram_tok ||
         m->ssd_tok != pl->ssd_tok)
         plan_fill(c, r, pl, m);

@@ -61,7 +61,7 @@ void sim_prefill_hot_spot(sim_cluster_t *c, const sim_req_t *r, int dst_inst)
         sim_net_start(c->net, job->src, job->dst, (double)(tok * c->kv_bytes_per_tok), SIM_LINK_REPL,
                       0, repl_done, job, 0);
         lead[best] = r->fetch_blocks;
-        c->hot_replications++;
+        sim_pd(c)->hot_replications++;
     }
     sim_free(lead);
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "sim/core/metrics.h"
 #include "sim/core/params.h"
 #include "sim/core/request.h"
 
@@ -43,9 +44,18 @@ typedef struct sim_system_ops {
     /* r has arrived (id assigned, the metrics told): admit it
      * (sim_cluster_admit) and queue it on an instance, or end it. */
     void (*arrive)(void *st, sim_cluster_t *c, sim_req_t *r);
-    /* r is ending, before the metrics see it: drop what the system counts
-     * for it. NULL: nothing to drop. */
+    /* r is ending, before the metrics see it, or is dropped with an
+     * abandoned run (as the cluster is freed, before free): drop what the
+     * system counts and holds for it. NULL: nothing to drop. */
     void (*release)(void *st, sim_cluster_t *c, sim_req_t *r);
+    /* Its time-series load columns (docs/outputs.md): *n_prefill p<i>_load
+     * and *n_decode d<j>_load columns, known before init. */
+    void (*ts_cols)(const sim_cluster_args_t *a, const void *params, int *n_prefill,
+                    int *n_decode);
+    /* A time-series row's system part: the loads (pl, dl: ts_cols'
+     * counts), prefill_wait_s_max and hot_replications of row (0 on
+     * entry). */
+    void (*ts_loads)(void *st, sim_cluster_t *c, sim_metrics_ts_t *row, double *pl, double *dl);
 } sim_system_ops_t;
 
 #define SIM_SYSTEM(name) extern const sim_system_ops_t sim_system_##name;

@@ -1,0 +1,300 @@
+/* sim/serve/decode_span.c: the decode model's accelerator. Iterations
+ * between batch changes run as one event (a span) with the results of one
+ * event per iteration (sim/serve/decode_step.c, the reference the tests
+ * compare against: tests/decode_span.sh, tests/test_decode.c): the span's
+ * end times go into the ring ahead, from the same cost-model calls and
+ * integer sums; its event, and each iteration inside it when compared with
+ * another event, takes the place in the queue's order that iteration's own
+ * event would have had (scheduled at the previous iteration's end,
+ * sim_evq_at_as_of). A span ends at the next completion; an arrival that
+ * would join (or a prefill to inline) cuts it at the next boundary; other
+ * readers see the state as of the running event through
+ * sim_decode_span_next. A marks bitmap beside the ring and runs of token
+ * intervals let the span's TBT histogram adds and a finishing request's
+ * TBT statistics skip the per-iteration reads. One order is not kept: an
+ * event scheduled exactly at an iteration's end inside a span, and due
+ * exactly at a later iteration's end, meets that iteration as if it had
+ * been scheduled after the iteration's own event (stepping orders it by
+ * which of the two scheduling events ran first); it takes two coincidences
+ * to the nanosecond. */
+#include "sim/serve/pd_int.h"
+#include "sim/core/heap.h"
+#include "sim/core/hist.h"
+
+/* ---- a finishing request's TBT statistics from runs of intervals ----
+ * Its n intervals are its first (from its first token to the end of the
+ * iteration it joined, J) and then the ring's differences for iterations
+ * J+1 .. J+n-1. Those split into runs at the marked iterations, and no
+ * run's intervals fall (each is one span's iteration times at a context
+ * that grows). The longest tenth is taken from the runs' ends by a
+ * max-heap, not from a selection over all n: the mean's sum telescopes,
+ * the max is the first taken, and P90 is the last taken or the next. The
+ * same values as sim_metrics_tbt_stats over the n intervals. */
+
+typedef struct sim_tbt_run {
+    int64_t v;      /* the interval at hi */
+    int64_t lo, hi; /* iterations; hi is the next to take */
+} tbt_run_t;
+
+static int64_t interval_at(const decode_inst_t *d, const sim_req_t *r, int64_t i)
+{
+    sim_time_t prev = i == r->join_iter ? r->first_token_ns : sim_batch_ring_at(&d->b, i - 1);
+    return sim_batch_ring_at(&d->b, i) - prev;
+}
+
+/* The first marked iteration in [from, upto], or upto + 1. */
+static int64_t next_mark(const decode_inst_t *d, int64_t from, int64_t upto)
+{
+    size_t mask = d->b.ring_cap - 1;
+    for (int64_t i = from; i <= upto;) {
+        size_t slot = (size_t)i & mask, off = slot % 64;
+        int64_t span = SIM_MIN((int64_t)(64 - off), upto - i + 1);
+        uint64_t w = d->marks[slot / 64] >> off;
+        if (span < 64)
+            w &= (UINT64_C(1) << span) - 1;
+        if (w)
+            return i + __builtin_ctzll(w);
+        i += span;
+    }
+    return upto + 1;
+}
+
+/* The runs by their interval at hi, largest first: the one heap
+ * (sim/core/heap.h) as a max-heap. */
+static inline int run_more(const tbt_run_t *a, const tbt_run_t *b) { return a->v > b->v; }
+SIM_HEAP_DEFINE(run_heap, tbt_run_t, run_more, SIM_HEAP_UNTRACKED)
+
+void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r, size_t n)
+{
+    r->tbt_mean_s = r->tbt_p90_s = r->tbt_max_s = r->tbt_top10_s = 0;
+    if (n == 0)
+        return;
+    int64_t J = r->join_iter, last = J + (int64_t)n - 1;
+    size_t top = (n + 9) / 10, r90 = (9 * n + 9) / 10;
+    /* The takes below read mostly the intervals before the last one, a
+     * line of the ring per eight: their lines are asked for together,
+     * ahead of the reads (a finishing request's ring is long cold). */
+    for (int64_t i = last; i >= J && i + (int64_t)top + 8 > last; i -= 8)
+        __builtin_prefetch(&d->b.ring[(size_t)i & (d->b.ring_cap - 1)]);
+    r->tbt_mean_s = (double)(sim_batch_ring_at(&d->b, last) - r->first_token_ns) / (double)n / 1e9;
+    /* The runs: the first interval alone, then [lo, hi] between marks. */
+    size_t nr = 0;
+    for (int64_t lo = J; lo <= last;) {
+        int64_t end = lo == J ? J + 1 : next_mark(d, lo + 1, last); /* the next run's start */
+        sim_grow((void **)&sim_pd(c)->tbt_runs, &sim_pd(c)->cap_tbt_runs, nr + 1, sizeof *sim_pd(c)->tbt_runs, "tbt runs");
+        sim_pd(c)->tbt_runs[nr++] = (tbt_run_t){.v = interval_at(d, r, end - 1), .lo = lo, .hi = end - 1};
+        lo = end;
+    }
+    tbt_run_t *h = sim_pd(c)->tbt_runs;
+    run_heap_heapify(h, nr);
+    size_t takes = top + (r90 - 1 < n - top); /* and the next below the tenth */
+    int64_t sum = 0, v = 0;
+    /* Each take reads the root's run one interval further back. While
+     * that interval is no less than the root's children (the next best),
+     * sifting would leave the root in place: the takes go on without it. */
+    int64_t next_best = 0; /* the root's larger child, known once sifted */
+    int sifted = 0;
+    for (size_t k = 0; k < takes; k++) {
+        v = h[0].v;
+        if (k == 0)
+            r->tbt_max_s = (double)v / 1e9;
+        if (k < top)
+            sum += v;
+        if (k + 1 == top)
+            r->tbt_p90_s = (double)v / 1e9;
+        if (h[0].hi > h[0].lo) {
+            h[0].hi--;
+            h[0].v = interval_at(d, r, h[0].hi);
+            if (sifted && h[0].v >= next_best)
+                continue;
+        } else {
+            h[0] = h[--nr];
+        }
+        run_heap_down(h, nr, 0, h[0]);
+        sifted = 1;
+        next_best = nr < 2 ? INT64_MIN : nr < 3 || h[1].v > h[2].v ? h[1].v : h[2].v;
+    }
+    r->tbt_top10_s = (double)sum / (double)top / 1e9;
+    if (takes > top)
+        r->tbt_p90_s = (double)v / 1e9;
+}
+
+/* Where the event of iteration i's end (i in b.iter .. span_end) stands
+ * in the queue's order: scheduled when iteration i started. */
+static sim_evq_pos_t iter_pos(const decode_inst_t *d, int64_t i)
+{
+    return (sim_evq_pos_t){
+        .t = sim_batch_ring_at(&d->b, i),
+        .pushed = i == d->b.iter ? d->iter_start_ns : sim_batch_ring_at(&d->b, i - 1),
+        .seq = d->span_seq};
+}
+
+int64_t sim_decode_span_next(const sim_cluster_t *c, const decode_inst_t *d)
+{
+    int64_t lo = d->b.iter, hi = d->span_end;
+    if (lo == hi)
+        return lo;
+    sim_evq_pos_t cur = sim_evq_current(c->evq);
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (sim_evq_pos_less(iter_pos(d, mid), cur))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Clear the marks of the m ring slots from slot from on (wrapping; m is
+ * below cap, a power of two, 64 or more). */
+static void marks_clear(uint64_t *marks, size_t cap, size_t from, size_t m)
+{
+    while (m > 0) {
+        size_t in_word = 64 - from % 64, take = m < in_word ? m : in_word;
+        uint64_t bits = take == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << take) - 1) << (from % 64);
+        marks[from / 64] &= ~bits;
+        m -= take;
+        from = (from + take) & (cap - 1);
+    }
+}
+
+/* A run of a span's token intervals: from iteration start on, none
+ * falls and all share the TBT histogram bucket of the first, v; before
+ * is the end time of the iteration before start, last the run's last
+ * interval (its largest) when the span runs to its planned end. */
+typedef struct sim_span_run {
+    int64_t start;
+    sim_time_t v, before, last;
+} span_run_t;
+
+/* A new run of the span at iteration start (interval v, the iteration
+ * before it ending at before); the previous run's last interval was
+ * prev. Returns the end of v's bucket. */
+static uint64_t run_open(decode_inst_t *d, int64_t start, sim_time_t v, sim_time_t before,
+                         sim_time_t prev)
+{
+    if (d->n_runs > 0)
+        d->runs[d->n_runs - 1].last = prev;
+    sim_grow((void **)&d->runs, &d->cap_runs, d->n_runs + 1, sizeof *d->runs, "decode runs");
+    d->runs[d->n_runs++] = (span_run_t){.start = start, .v = v, .before = before};
+    return sim_hist_bucket_end(v);
+}
+
+void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
+{
+    sim_time_t now = sim_evq_now(c->evq);
+    int64_t k = d->b.iter, n = (int64_t)d->b.n;
+    int64_t f = sim_batch_top_finish(&d->b);
+    SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
+    sim_time_t t = now;
+    size_t m = (size_t)(f - k + 1);
+    sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
+    model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
+    /* The span's first interval also holds any wait since the previous
+     * iteration ended (an inlined prefill); the rest are its iteration
+     * times. Marked: the first, and each interval below the one before. */
+    sim_time_t prev_iv = now + c->scratch[0] - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
+    sim_time_t *ring = d->b.ring;
+    const sim_time_t *iv = c->scratch;
+    uint64_t *marks = d->marks;
+    size_t mask = d->b.ring_cap - 1, slot = (size_t)k & mask;
+    marks_clear(marks, d->b.ring_cap, slot, m);
+    t += iv[0];
+    ring[slot] = t;
+    marks[slot / 64] |= UINT64_C(1) << (slot % 64);
+    /* The rest a piece of the ring at a time (it wraps at most once):
+     * the end times, a running sum; then the marks, mostly none, and the
+     * runs the span's end will add to the TBT histogram (sim_decode_span_tbt): a
+     * run ends where an interval falls or leaves the bucket of the run's
+     * first, so the end reads none of them back from the ring. */
+    d->n_runs = 0;
+    uint64_t bucket_end = 0; /* none: the second interval opens the first run */
+    for (size_t j = 1; j < m;) {
+        size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
+        sim_time_t *at = ring + from;
+        for (size_t q = 0; q < len; q++) {
+            t += iv[j + q];
+            at[q] = t;
+        }
+        for (size_t q = 0; q < len; q++) {
+            sim_time_t x = iv[j + q];
+            if (x < prev_iv || (uint64_t)x >= bucket_end) {
+                if (x < prev_iv)
+                    marks[(from + q) / 64] |= UINT64_C(1) << ((from + q) % 64);
+                bucket_end = run_open(d, k + (int64_t)(j + q), x, at[q] - x, prev_iv);
+            }
+            prev_iv = x;
+        }
+        slot = from + len - 1;
+        j += len;
+    }
+    if (d->n_runs > 0)
+        d->runs[d->n_runs - 1].last = prev_iv;
+    d->running = 1;
+    d->iter_start_ns = now;
+    d->span_end = f;
+    d->span_planned = f;
+    d->span_seq = sim_evq_next_seq(c->evq);
+    d->span_ev = sim_evq_at_as_of(c->evq, t, f == k ? now : sim_batch_ring_at(&d->b, f - 1),
+                                  done, d, 0);
+}
+
+void sim_decode_span_cut(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
+{
+    int64_t i = sim_decode_span_next(c, d);
+    if (i >= d->span_end)
+        return;
+    sim_evq_cancel(c->evq, d->span_ev);
+    d->span_end = i;
+    d->span_ev = sim_evq_at_as_of(c->evq, sim_batch_ring_at(&d->b, i), iter_pos(d, i).pushed,
+                                  done, d, 0);
+}
+
+/* Bytes of the marks of a ring of ring_cap iterations (a bit each). */
+static size_t marks_bytes(size_t ring_cap) { return ring_cap / 64 * sizeof(uint64_t); }
+
+void sim_decode_ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need)
+{
+    size_t old = d->b.ring_cap;
+    uint64_t *marks = d->marks;
+    sim_batch_ring_reserve(&d->b, need, &c->slab);
+    if (marks && d->b.ring_cap == old)
+        return;
+    d->marks = sim_slab_alloc(&c->slab, marks_bytes(d->b.ring_cap), "iteration marks");
+    int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
+    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
+        size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
+        if (marks[from / 64] >> (from % 64) & 1)
+            d->marks[to / 64] |= UINT64_C(1) << (to % 64);
+    }
+    sim_slab_release(&c->slab, marks, marks_bytes(old));
+}
+
+void sim_decode_rings_free(sim_cluster_t *c, decode_inst_t *d)
+{
+    sim_slab_release(&c->slab, d->marks, marks_bytes(d->b.ring_cap));
+    d->marks = NULL;
+    sim_batch_ring_free(&d->b, &c->slab);
+}
+
+/* One add per run sim_decode_span_start found: a run's sum telescopes to a
+ * difference of end times; a run the cut at k shortened ends on its
+ * interval at k, the one read from the ring. */
+void sim_decode_span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t k,
+                         sim_time_t now)
+{
+    uint64_t count = (uint64_t)d->b.n;
+    for (size_t i = 0; i < d->n_runs && d->runs[i].start <= k; i++) {
+        const span_run_t *r = &d->runs[i];
+        SIM_ASSERT(i > 0 || r->start == lo);
+        int whole = i + 1 < d->n_runs && d->runs[i + 1].start <= k + 1;
+        int64_t e = whole ? d->runs[i + 1].start - 1 : k;
+        sim_time_t end_t = whole ? d->runs[i + 1].before : now;
+        sim_time_t last = r->last;
+        if (!whole && e < d->span_planned)
+            last = now - (e == r->start ? r->before : sim_batch_ring_at(&d->b, e - 1));
+        sim_metrics_tbt_run(c->m, r->v, (uint64_t)(e - r->start + 1), end_t - r->before, last,
+                            count);
+    }
+}
+
