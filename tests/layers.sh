@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/layers.sh: the include rules between layers (docs/development.md,
 # Layout). Every source file under sim/ sits in a layer folder
-# (sim/core, sim/net, sim/pool, sim/serve, sim/exp, sim/cli); models/,
+# (sim/core, sim/net, sim/pool, sim/serve, sim/exp, sim/api, sim/cli); models/,
 # traces/ and calib/ are layers of their own. Each #include "sim/...",
 # "models/...", "traces/..." or "calib/..." of a layer's file must name a
 # layer that layer may include (the table below); tests/, fuzz/ and bench/
@@ -34,11 +34,12 @@ pool: core pool
 traces: core pool traces
 serve: core models net pool traces serve
 exp: core models net pool traces serve exp
+api: core models net pool traces serve exp api
 calib: core models exp calib
-cli: core models net pool traces serve exp calib cli
-tests: core models net pool traces serve exp calib cli
-fuzz: core models net pool traces serve exp calib cli
-bench: core models net pool traces serve exp calib cli'
+cli: core models net pool traces serve exp api calib cli
+tests: core models net pool traces serve exp api calib cli
+fuzz: core models net pool traces serve exp api calib cli
+bench: core models net pool traces serve exp api calib cli'
 
 files=$(find sim models traces calib tests fuzz bench -type f \
     \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) 2>/dev/null | LC_ALL=C sort)

@@ -24,6 +24,12 @@ rm -rf build/readme
 mkdir -p build/readme
 # look up a config key
 expect 0 "trace.path" bin/mooncake-sim run --help-config
+# use it from Python (the shared library make builds, the package at the root)
+if command -v python3 >/dev/null 2>&1; then
+    expect 0 "'attainment'" python3 -c "import mooncake_sim; print(mooncake_sim.run('experiments/default.json')['slo'])"
+else
+    echo "SKIP: readme row 'use it from Python' (python3 not found)"
+fi
 # compare policies (results/default is what make run writes)
 expect 0 "" bin/mooncake-sim run experiments/default.json --out build/readme/default --quiet
 expect 0 "" bin/mooncake-sim run experiments/default.json --set scheduler.policy=cache_aware --out build/readme/ca --quiet

@@ -685,6 +685,28 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
     return rc;
 }
 
+int sim_config_load_text(sim_config_t *cfg, const char *text, const char *src, sim_err_t *err)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (json_error_code(&je) == json_error_stack_overflow)
+            return sim_errf(err, "%s:%d:%d: JSON nested deeper than %d levels", src, je.line,
+                            je.column, JSON_PARSER_MAX_DEPTH);
+        if (je.line <= 0)
+            return sim_errf(err, "%s: %s", src, je.text);
+        return sim_errf(err, "%s:%d:%d: %s", src, je.line, je.column, je.text);
+    }
+    int rc = json_is_object(root) ? walk(cfg, root, "", src, err)
+                                  : sim_errf(err, "%s: $: expected an object", src);
+    json_decref(root);
+    for (int k = 0; k < SIM_INPUT_N; k++)
+        if (cfg->inputs[k].have)
+            snprintf(cfg->inputs[k].value, sizeof cfg->inputs[k].value, "%s",
+                     sim_config_input_value(cfg, (sim_input_kind_t)k));
+    return rc;
+}
+
 int sim_config_set_json(sim_config_t *cfg, const char *path, const json_t *v, const char *where,
                         sim_err_t *err)
 {

@@ -139,6 +139,10 @@ void sim_config_defaults(sim_config_t *cfg);
  * values are errors as "file:line:col: msg" or "file: $.path: msg". */
 int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err);
 
+/* sim_config_load for an experiment given as JSON text; src names it in
+ * messages ("src:line:col: msg", "src: $.path: msg"). */
+int sim_config_load_text(sim_config_t *cfg, const char *text, const char *src, sim_err_t *err);
+
 /* Apply one "path=value" override (the CLI's --set). Later checks
  * (sim_config_validate) blame "--set path=value" for the value. */
 int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err);

@@ -158,10 +158,11 @@ static void absolute_value(json_t *eff, sim_input_kind_t k, const char *value)
 /* eff's relative input paths made absolute and its "inputs" section: per
  * file the run read, the value as first given (carried from the config's
  * own record while it applies), the absolute file, its size and hash. A
- * record whose hash differs from the file now is a warning on stderr.
+ * record whose hash differs from the file now is a warning on warn.
  * 0, or -1 with err (a file that cannot be read again). */
 static int record_inputs(const sim_config_t *cfg, const char *src,
-                         char read[SIM_INPUT_N][SIM_CFG_PATH + 64], json_t *eff, sim_err_t *err)
+                         char read[SIM_INPUT_N][SIM_CFG_PATH + 64], json_t *eff, FILE *warn,
+                         sim_err_t *err)
 {
     json_t *inputs = json_object();
     for (int k = 0; k < SIM_INPUT_N; k++) {
@@ -178,7 +179,7 @@ static int record_inputs(const sim_config_t *cfg, const char *src,
             return -1;
         }
         if (applies && (h != rec->fnv1a64 || bytes != rec->bytes))
-            fprintf(stderr,
+            fprintf(warn,
                     "mooncake-sim: warning: %s: $.inputs.%s: %s is not the file this config "
                     "recorded (%" PRId64 " bytes, fnv1a64 %016" PRIx64 " then; %" PRId64
                     " bytes, %016" PRIx64 " now): results may differ from the recorded run's\n",
@@ -485,14 +486,14 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
         s.eff = sim_config_to_json(cfg);
         /* Begun (the directory locked) before the check: a run published
          * between the two would be replaced unchecked. */
-        if (record_inputs(cfg, src, s.read, s.eff, err) != 0 ||
+        if (record_inputs(cfg, src, s.read, s.eff, o->warn ? o->warn : stderr, err) != 0 ||
             sim_out_dir_begin(&s.dir, o->out_dir, sim_run_out_names, err) != 0 ||
             (!o->force && check_out_dir(o->out_dir, s.eff, err) != 0) ||
             sim_out_dir_open(&s.dir, &s.csv, "requests.csv", err) != 0 ||
             sim_out_dir_open(&s.dir, &s.tsf, "timeseries.csv", err) != 0)
             goto done;
     }
-    s.m = sim_metrics_new(s.csv.f, cfg->slo.ttft_s, cfg->slo.tbt_s);
+    s.m = sim_metrics_new(o->out_dir ? s.csv.f : o->requests, cfg->slo.ttft_s, cfg->slo.tbt_s);
     sim_cluster_args_t ka;
     if (cluster_args(cfg, &s, src, &ka, err) != 0)
         goto done;

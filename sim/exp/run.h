@@ -8,6 +8,8 @@
 #ifndef SIM_RUN_H
 #define SIM_RUN_H
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "sim/exp/config.h"
@@ -20,6 +22,10 @@ typedef struct sim_run_opts {
     int progress;           /* show a progress line on stderr */
     int force;              /* overwrite out_dir even when its config.json is
                                another experiment's (0: refuse, see sim_run) */
+    FILE *requests;         /* with out_dir NULL: requests.csv's text goes
+                               here (NULL: nowhere) */
+    FILE *warn;             /* warnings (an input that is not the file a
+                               config recorded); NULL: stderr */
 } sim_run_opts_t;
 
 typedef struct sim_run_result {
