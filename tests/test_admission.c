@@ -282,8 +282,7 @@ END_TEST
 /* Conservation with every policy on an overloaded generated workload. */
 START_TEST(test_conservation_all_policies)
 {
-    const char *pols[] = {"none", "baseline", "early", "predictive"};
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; sim_admit_at(i); i++) { /* every registered policy */
         sim_err_t err;
         sim_config_defaults(&cfg);
         ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
@@ -292,7 +291,7 @@ START_TEST(test_conservation_all_policies)
         cfg.cluster.prefill = 2;
         cfg.cluster.decode = 1;
         tests_cfg_set(&cfg, "scheduler.params.slo_reject=0");
-        snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", pols[i]);
+        snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", sim_admit_at(i)->name);
         sim_run_opts_t o = {.config_src = "cons.json", .data_dir = "."};
         sim_run_result_t res;
         ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);

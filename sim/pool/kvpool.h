@@ -5,8 +5,9 @@
  * else dropped; blocks in use are pinned and never evicted.
  * Invariants: a tier never holds more than its capacity; a block appears
  * at most once per node. A block access costs O(replicas of the block)
- * to find it, then O(1) under recency policies (LRU) and O(log n) under the
- * others (heap by policy key). */
+ * to find it, then O(1) under recency policies (LRU), O(log n) under the
+ * other priority policies (heap by policy key), and what its own order
+ * costs under a policy that keeps one (sim_evict_order_t). */
 #ifndef SIM_KVPOOL_H
 #define SIM_KVPOOL_H
 
