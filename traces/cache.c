@@ -21,17 +21,11 @@ int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
     trace_t *t = trace_open(args, err);
     if (!t)
         return -1;
-    /* The policy's parameters, at their defaults. */
-    void *params = NULL;
-    if (pol->params) {
-        params = sim_xcalloc(1, pol->params->size ? pol->params->size : 1, "cache analysis params");
-        sim_params_defaults(pol->params, params);
-    }
     sim_kvpool_t **pools = sim_xcalloc(n_caps, sizeof *pools, "cache analysis pools");
     double *hit = sim_xcalloc(n_caps, sizeof *hit, "cache analysis hits");
     for (size_t i = 0; i < n_caps; i++) {
         int64_t caps[SIM_N_TIERS] = {cap_tok[i] < 0 ? -1 : cap_tok[i] / TRACE_BLOCK_TOK, 0};
-        pools[i] = sim_kvpool_new(1, caps, pol, params, SIM_KVPOOL_DENSE_IDS);
+        pools[i] = sim_kvpool_new(1, caps, pol, NULL, SIM_KVPOOL_DENSE_IDS);
     }
     /* Ids are remapped once to dense 0, 1, ... so each pool indexes a
      * direct array instead of hashing every block again. */
@@ -57,7 +51,6 @@ int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
         sim_kvpool_free(pools[i]);
     }
     sim_free(pools);
-    sim_free(params);
     sim_free(hit);
     sim_free(ids);
     sim_hmap_free(&dense);

@@ -111,6 +111,7 @@ struct sim_kvpool {
     const sim_evict_ops_t *policy;
     const sim_evict_order_t *own; /* the policy's own order, or NULL (a priority) */
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
+    void *own_params;          /* its defaults when none were given, or NULL */
     int n_nodes;
     size_t bit_words; /* words of a bit set over the nodes */
     int dense;       /* the index is dense_page (small ids), else the hash map */
@@ -911,6 +912,12 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
     p->policy = policy;
     p->own = policy->order;
+    if (!policy_params && policy->params) {
+        p->own_params = sim_xcalloc(1, policy->params->size ? policy->params->size : 1,
+                                    "kvpool policy parameters");
+        sim_params_defaults(policy->params, p->own_params);
+        policy_params = p->own_params;
+    }
     p->policy_params = policy_params;
     p->n_nodes = n_nodes;
     p->bit_words = ((size_t)n_nodes + 63) / 64;
@@ -948,6 +955,7 @@ void sim_kvpool_free(sim_kvpool_t *p)
             p->own->free(p->tiers[i].own);
     }
     sim_free(p->tiers);
+    sim_free(p->own_params);
     sim_free(p->free_head);
     sim_free(p->e);
     sim_free(p->cold);

@@ -44,7 +44,7 @@ typedef struct sim_kvpool_counts {
 /* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
  * (-1 = unlimited, 0 = no such tier), evicting by policy with its
  * parameters policy_params (the struct its table describes, outliving the
- * pool; NULL: none). Free with sim_kvpool_free (accepts NULL). */
+ * pool; NULL: its defaults, or none without a table). Free with sim_kvpool_free (accepts NULL). */
 sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
                              const sim_evict_ops_t *policy, const void *policy_params,
                              unsigned flags);

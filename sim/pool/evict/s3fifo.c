@@ -124,11 +124,6 @@ static uint32_t node_of(const s3_t *s, uint32_t slot)
 static void *s3_init(const void *params)
 {
     s3_t *s = sim_xcalloc(1, sizeof *s, "s3fifo");
-    s3fifo_params_t def;
-    if (!params) {
-        sim_params_defaults(&s3fifo_table, &def);
-        params = &def;
-    }
     s->small_frac = ((const s3fifo_params_t *)params)->small_frac;
     s->free_nd = NIL;
     for (int q = 0; q < N_Q; q++)
