@@ -18,7 +18,8 @@
 #                   MOONCAKE_TRACES are skipped by name)
 #   make reproduce  the end-to-end comparisons with vLLM, one summary table
 #                   (and results/REPORT.md); skips likewise
-#   make docs       docs/config.md from bin/mooncake-sim run --help-config
+#   make docs       docs/config.md from bin/mooncake-sim run --help-config (every
+#                   build refreshes it too)
 #   make golden-update  refresh tests/golden/ and ci/golden/ from the current build
 #   make calib      build the GPU (nvcc) and RDMA calibration benchmarks
 #   make fuzz       libFuzzer harnesses (clang), each run FUZZ_S seconds (10)
@@ -80,7 +81,7 @@ SO ?= lib/libmooncake-sim.so
 
 .PHONY: python-test FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-mpi test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
 
-all: $(BIN) $(SO)
+all: $(BIN) $(SO) docs/config.md
 
 # V=1 shows the full commands.
 ifeq ($(V),1)
@@ -146,7 +147,7 @@ $(TEST_BIN): $(TEST_OBJ) $(BUILD)/libmooncake.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LDLIBS) $(LDLIBS)
 
-build-tests: $(BIN) $(TEST_BIN)
+build-tests: $(BIN) docs/config.md $(TEST_BIN)
 
 # Install what is missing when root; otherwise name the exact command.
 deps:
@@ -310,8 +311,16 @@ figures: deps
 	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/figures.sh $(FIGURES)
 	@MOONCAKE_TRACES="$${MOONCAKE_TRACES:-traces/data}" sh experiments/report.sh $(FIGURES)
 
-# The configuration reference, generated from the binary's --help-config;
-# the CLI tests fail when docs/config.md is stale.
+# The configuration reference, generated from the binary's --help-config
+# by every build (so a plug-in's file and its list line are all a new
+# plug-in needs: its help and parameters reach docs/config.md here); the
+# file is rewritten only when its text changes. The CLI tests fail when
+# docs/config.md is stale.
+docs/config.md: $(BIN) tools/config_md.sh
+	$(Q)sh tools/config_md.sh ./$(BIN) >$@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; touch $@; \
+	  else mv $@.tmp $@; echo "  DOCS    $@"; fi
+
 docs: $(BIN)
 	sh tools/config_md.sh ./$(BIN) >docs/config.md.tmp && mv docs/config.md.tmp docs/config.md || \
 	  { rm -f docs/config.md.tmp; exit 1; }

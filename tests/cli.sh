@@ -192,7 +192,10 @@ printf '%s\n' '{"timestamp": 0, "input_length": 1024, "output_length": 4, "hash_
     '{"timestamp": 2, "input_length": 1024, "output_length": 4, "hash_ids": [5, 6]}' >"$T/reuse.jsonl"
 expect 0 '"inf": 0.32' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf
 expect 0 '"512": 0' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf --policy lfu
-expect 2 "unknown eviction policy 'fifo' (valid: lru, lfu, length_aware)" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512 --policy fifo
+# The valid names are the registry's, as --help-config lists them.
+evict_names=$("$BIN" run --help-config | sed -n 's/^  cache\.policy .*{\(.*\)}$/\1/p' | sed 's/|/, /g')
+expect 2 "unknown eviction policy 'no_such_policy' (valid: $evict_names)" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512 --policy no_such_policy
+expect 0 '"512": 0' "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,inf --policy s3fifo
 expect 2 "'lots' is not a count or inf" "$BIN" trace cache "$T/reuse.jsonl" --capacity-tokens 512,lots
 expect 2 "--capacity-tokens is required" "$BIN" trace cache "$T/reuse.jsonl"
 expect 0 '"ideal_hit_rate_tokens": 0.32' "$BIN" trace stats "$T/reuse.jsonl"

@@ -4,7 +4,8 @@
  * decode batch matches the replay when decode times are uniform and keeps
  * requests that outlive the mean decode time; the decode load now counts
  * KV on its way and VRAM; every request ends exactly once under every
- * policy. */
+ * admission policy, and under every placement and eviction policy of the
+ * registries. */
 #include "tests/tests.h"
 
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "sim/serve/pd_int.h"
 #include "sim/exp/config.h"
 #include "sim/exp/run.h"
+#include "sim/pool/evict.h"
+#include "sim/serve/place.h"
 
 static sim_config_t cfg;
 
@@ -282,8 +285,7 @@ END_TEST
 /* Conservation with every policy on an overloaded generated workload. */
 START_TEST(test_conservation_all_policies)
 {
-    const char *pols[] = {"none", "baseline", "early", "predictive"};
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; sim_admit_at(i); i++) { /* every registered policy */
         sim_err_t err;
         sim_config_defaults(&cfg);
         ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
@@ -292,7 +294,7 @@ START_TEST(test_conservation_all_policies)
         cfg.cluster.prefill = 2;
         cfg.cluster.decode = 1;
         tests_cfg_set(&cfg, "scheduler.params.slo_reject=0");
-        snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", pols[i]);
+        snprintf(cfg.admission.policy, sizeof cfg.admission.policy, "%s", sim_admit_at(i)->name);
         sim_run_opts_t o = {.config_src = "cons.json", .data_dir = "."};
         sim_run_result_t res;
         ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s", err.msg);
@@ -308,12 +310,51 @@ START_TEST(test_conservation_all_policies)
 }
 END_TEST
 
+/* One small generated run: every request completes or is rejected, and
+ * the pool's policy is the one named. */
+static void small_run_conserves(const char *place, const char *evict)
+{
+    sim_err_t err;
+    sim_config_defaults(&cfg);
+    ck_assert_int_eq(sim_config_set(&cfg, "trace.generator.kind=kimi", &err), 0);
+    cfg.trace.generator.requests = 300;
+    cfg.cluster.prefill = 3;
+    cfg.cluster.decode = 2;
+    cfg.cache.dram_tokens = 200 * 512; /* small enough to evict */
+    cfg.cache.ssd_tokens = 400 * 512;
+    snprintf(cfg.scheduler.policy, sizeof cfg.scheduler.policy, "%s", place);
+    snprintf(cfg.cache.policy, sizeof cfg.cache.policy, "%s", evict);
+    sim_run_opts_t o = {.config_src = "every.json", .data_dir = "."};
+    sim_run_result_t res;
+    ck_assert_msg(sim_run(&cfg, &o, &res, &err) == 0, "%s/%s: %s", place, evict, err.msg);
+    ck_assert_int_eq(res.counts.total, 300);
+    ck_assert_int_eq(res.counts.completed + res.counts.rejected_arrival +
+                         res.counts.rejected_prefill, 300);
+    json_t *c = json_object_get(res.summary, "cache");
+    ck_assert_str_eq(json_string_value(json_object_get(c, "policy")), evict);
+    ck_assert_msg(json_integer_value(json_object_get(c, "evictions")) > 0, "%s/%s", place, evict);
+    json_decref(res.summary);
+}
+
+/* Every registered placement policy (with the default eviction), and
+ * every eviction policy (with the default placement), each with its
+ * parameters at their defaults. */
+START_TEST(test_every_policy_runs)
+{
+    for (size_t i = 0; sim_place_at(i); i++)
+        small_run_conserves(sim_place_at(i)->name, "lru");
+    for (size_t i = 0; sim_evict_at(i); i++)
+        small_run_conserves("kvcentric", sim_evict_at(i)->name);
+}
+END_TEST
+
 Suite *test_admission_suite(void)
 {
     Suite *s = suite_create("admission");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_early_rejects_what_baseline_wastes);
+    tcase_add_test(tc, test_every_policy_runs);
     tcase_add_test(tc, test_forecast_matches_replay);
     tcase_add_test(tc, test_early_counts_kv_on_its_way);
     tcase_add_test(tc, test_forecast_keeps_long_decodes);

@@ -332,17 +332,18 @@ END_TEST
 START_TEST(test_cold_replicas_evicted_first)
 {
     int64_t caps[SIM_N_TIERS] = {4, 0};
-    const char *pols[] = {"lru", "lfu", "length_aware"};
-    for (int i = 0; i < 3; i++) {
-        sim_kvpool_t *p = sim_kvpool_new(2, caps, sim_evict_find(pols[i]), NULL, 0);
+    for (size_t i = 0; sim_evict_at(i); i++) { /* every registered policy */
+        const char *name = sim_evict_at(i)->name;
+        sim_kvpool_t *p = sim_kvpool_new(2, caps, sim_evict_at(i), NULL, 0);
         const uint64_t used[] = {1, 2}, hot[] = {7, 8}, more[] = {3};
         sim_kvpool_access(p, 0, used, 2);
         sim_kvpool_access(p, 1, hot, 2);
         ck_assert_uint_eq(sim_kvpool_replicate(p, 0, hot, 2, 1), 2); /* node 0 now full */
         sim_kvpool_access(p, 0, more, 1);
-        /* LRU and LFU drop the older replica (7); length-aware the deeper (8). */
-        uint64_t gone = i == 2 ? 8 : 7, kept = i == 2 ? 7 : 8;
-        ck_assert_msg(sim_kvpool_tier_of(p, 0, gone) == -1, "%s kept the cold replica", pols[i]);
+        /* Length-aware drops the deeper replica (8); the others the older (7). */
+        int deeper = strcmp(name, "length_aware") == 0;
+        uint64_t gone = deeper ? 8 : 7, kept = deeper ? 7 : 8;
+        ck_assert_msg(sim_kvpool_tier_of(p, 0, gone) == -1, "%s kept the cold replica", name);
         ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 1), SIM_TIER_DRAM);
         ck_assert_int_eq(sim_kvpool_tier_of(p, 0, 2), SIM_TIER_DRAM);
         ck_assert_int_eq(sim_kvpool_tier_of(p, 0, kept), SIM_TIER_DRAM);

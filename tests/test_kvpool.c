@@ -590,10 +590,12 @@ START_TEST(test_prefix_all_vs_per_node)
 {
     enum { MAX_NODES = 130, LEN = 16 };
     const int64_t caps[SIM_N_TIERS] = {20, 30};
-    const char *pols[] = {"lru", "lfu"};
-    for (int pi = 0; pi < 4; pi++) {
-        const int NODES = pi < 2 ? 24 : MAX_NODES;
-        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_find(pols[pi % 2]), NULL, 0);
+    size_t n_pol = 0;
+    while (sim_evict_at(n_pol))
+        n_pol++;
+    for (int pi = 0; pi < (int)(2 * n_pol); pi++) { /* every policy, 24 nodes then 130 */
+        const int NODES = pi < (int)n_pol ? 24 : MAX_NODES;
+        sim_kvpool_t *p = sim_kvpool_new(NODES, caps, sim_evict_at((size_t)pi % n_pol), NULL, 0);
         gsl_rng *r = sim_rng_new(7 + (unsigned long)pi, 502);
         uint64_t req[LEN], other[LEN];
         uint32_t all[MAX_NODES], by[SIM_N_TIERS], want_by[SIM_N_TIERS];
@@ -828,8 +830,11 @@ START_TEST(test_cache_analysis_unlimited_is_ideal)
     ck_assert_int_eq(trace_cache_analysis(&a, "lfu", caps, 2, rate, &err), 0);
     ck_assert_double_eq(rate[0], rate[1]);
     ck_assert_double_eq_tol(rate[0], 0.3736237491, 1e-9);
-    ck_assert_int_eq(trace_cache_analysis(&a, "fifo", caps, 1, rate, &err), -1);
-    ck_assert_msg(strstr(err.msg, "(valid: lru, lfu, length_aware)"), "%s", err.msg);
+    ck_assert_int_eq(trace_cache_analysis(&a, "no_such_policy", caps, 1, rate, &err), -1);
+    char names[256], want[300];
+    sim_evict_names(names, sizeof names);
+    snprintf(want, sizeof want, "(valid: %s)", names);
+    ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
 }
 END_TEST
 
@@ -967,14 +972,15 @@ START_TEST(test_release_access_same)
 {
     const int64_t both[SIM_N_TIERS] = {8, 12}, ssd_only[SIM_N_TIERS] = {0, 10},
                   dram_only[SIM_N_TIERS] = {9, 0};
-    const sim_evict_ops_t *ops[] = {&sim_evict_lru, &lru_heap, &sim_evict_lfu,
-                                    &sim_evict_length_aware};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    /* Every registered policy, and LRU kept in a heap. */
+    size_t i = 0;
+    for (const sim_evict_ops_t *ops = &lru_heap; ops; ops = sim_evict_at(i++)) {
         for (unsigned long seed = 1; seed <= 2; seed++) {
-            release_run(ops[i], both, seed);
-            release_run(ops[i], ssd_only, seed);
-            release_run(ops[i], dram_only, seed);
+            release_run(ops, both, seed);
+            release_run(ops, ssd_only, seed);
+            release_run(ops, dram_only, seed);
         }
+    }
 }
 END_TEST
 
@@ -1017,6 +1023,191 @@ START_TEST(test_index_bounded_by_live)
 }
 END_TEST
 
+/* Random multi-node traffic with pins, demotions, promotions, cold and
+ * warm replicas and capacity changes under every registered policy: the
+ * invariants (the policy's own order's included) hold after every step
+ * and capacities are never exceeded. */
+START_TEST(test_every_policy_invariants)
+{
+    for (size_t pi = 0; sim_evict_at(pi); pi++) {
+        const sim_evict_ops_t *ops = sim_evict_at(pi);
+        int64_t caps[SIM_N_TIERS] = {16, 24};
+        sim_kvpool_t *p = sim_kvpool_new(3, caps, ops, NULL, 0);
+        gsl_rng *r = sim_rng_new(13 + pi, 500);
+        uint64_t req[12], pinned[3][12];
+        uint32_t n_pin[3] = {0};
+        for (int step = 0; step < 3000; step++) {
+            int node = (int)gsl_rng_uniform_int(r, 3);
+            uint32_t n = 1 + (uint32_t)gsl_rng_uniform_int(r, 12);
+            uint64_t base = gsl_rng_uniform_int(r, 8) * 100;
+            for (uint32_t k = 0; k < n; k++)
+                req[k] = base + k;
+            unsigned op = (unsigned)gsl_rng_uniform_int(r, 12);
+            if (op == 0 && n_pin[node] == 0) {
+                n_pin[node] = sim_kvpool_prefix(p, node, req, n, NULL);
+                sim_kvpool_pin(p, node, req, n_pin[node]);
+                memcpy(pinned[node], req, n * sizeof *req);
+            } else if (op == 1 && n_pin[node] > 0) {
+                sim_kvpool_release_access(p, node, pinned[node], n_pin[node], n_pin[node]);
+                n_pin[node] = 0;
+            } else if (op == 2) {
+                sim_kvpool_replicate(p, (node + 1) % 3, req, n, step % 2);
+            } else if (op == 3 && step % 50 == 0) {
+                sim_kvpool_set_capacity(p, node, SIM_TIER_DRAM, 8 + (step / 50) % 9);
+            } else {
+                sim_kvpool_access(p, node, req, n);
+            }
+            ck_assert_msg(sim_kvpool_check(p) == 0, "%s step %d op %u", ops->name, step, op);
+            for (int nd = 0; nd < 3; nd++) {
+                ck_assert_int_le(sim_kvpool_size(p, nd, SIM_TIER_DRAM), 16);
+                ck_assert_int_le(sim_kvpool_size(p, nd, SIM_TIER_SSD), 24);
+            }
+        }
+        ck_assert_msg(sim_kvpool_counts(p).demotions > 100, "%s", ops->name);
+        ck_assert_msg(sim_kvpool_counts(p).promotions > 10, "%s", ops->name);
+        gsl_rng_free(r);
+        sim_kvpool_free(p);
+    }
+}
+END_TEST
+
+/* ---- S3-FIFO against a plain reference ----
+ * The rules of sim/pool/evict/s3fifo.c (SOSP'23's Algorithm 1) written
+ * with arrays shifted by hand: S, M and the ghost G are arrays, oldest
+ * first; no pins, no tiers. */
+
+enum { S3REF_MAX = 256 };
+
+typedef struct s3ref {
+    int64_t cap;
+    double small_frac;
+    uint64_t s_id[S3REF_MAX], m_id[S3REF_MAX], g_id[S3REF_MAX];
+    int s_freq[S3REF_MAX], m_freq[S3REF_MAX];
+    int n_s, n_m, n_g;
+} s3ref_t;
+
+static int s3ref_find(const uint64_t *ids, int n, uint64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return i;
+    return -1;
+}
+
+/* Take element i out of an array of n (ids and, when freq, freqs). */
+static void s3ref_take(uint64_t *ids, int *freq, int *n, int i)
+{
+    for (int j = i; j + 1 < *n; j++) {
+        ids[j] = ids[j + 1];
+        if (freq)
+            freq[j] = freq[j + 1];
+    }
+    (*n)--;
+}
+
+static void s3ref_evict(s3ref_t *c)
+{
+    if (c->n_s > 0 && ((double)c->n_s >= c->small_frac * (double)c->cap || c->n_m == 0)) {
+        while (c->n_s > 0) {
+            uint64_t id = c->s_id[0];
+            int f = c->s_freq[0];
+            s3ref_take(c->s_id, c->s_freq, &c->n_s, 0);
+            if (f > 1) {
+                c->m_id[c->n_m] = id;
+                c->m_freq[c->n_m++] = f;
+                continue;
+            }
+            int64_t gcap = (int64_t)((1 - c->small_frac) * (double)c->cap);
+            c->g_id[c->n_g++] = id;
+            while (c->n_g > gcap)
+                s3ref_take(c->g_id, NULL, &c->n_g, 0);
+            return;
+        }
+    }
+    for (;;) {
+        uint64_t id = c->m_id[0];
+        int f = c->m_freq[0];
+        s3ref_take(c->m_id, c->m_freq, &c->n_m, 0);
+        if (f == 0)
+            return;
+        c->m_id[c->n_m] = id;
+        c->m_freq[c->n_m++] = f - 1;
+    }
+}
+
+/* 1 on a hit. */
+static int s3ref_access(s3ref_t *c, uint64_t id)
+{
+    int i = s3ref_find(c->s_id, c->n_s, id);
+    if (i >= 0) {
+        c->s_freq[i] = c->s_freq[i] < 3 ? c->s_freq[i] + 1 : 3;
+        return 1;
+    }
+    i = s3ref_find(c->m_id, c->n_m, id);
+    if (i >= 0) {
+        c->m_freq[i] = c->m_freq[i] < 3 ? c->m_freq[i] + 1 : 3;
+        return 1;
+    }
+    while (c->n_s + c->n_m >= c->cap)
+        s3ref_evict(c);
+    i = s3ref_find(c->g_id, c->n_g, id);
+    if (i >= 0) {
+        s3ref_take(c->g_id, NULL, &c->n_g, i);
+        c->m_id[c->n_m] = id;
+        c->m_freq[c->n_m++] = 0;
+    } else {
+        c->s_id[c->n_s] = id;
+        c->s_freq[c->n_s++] = 0;
+    }
+    return 0;
+}
+
+/* A skewed trace of single-block requests through a one-node pool and
+ * through the reference: the same hit or miss at every access. Also with
+ * small_frac set through the policy's parameter table. */
+START_TEST(test_s3fifo_vs_reference)
+{
+    const sim_evict_ops_t *ops = sim_evict_find("s3fifo");
+    ck_assert_ptr_nonnull(ops);
+    const struct {
+        int64_t cap;
+        const char *frac;
+    } cases[] = {{10, NULL}, {30, NULL}, {16, "0.25"}, {40, "0.5"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        void *params = calloc(1, ops->params->size);
+        sim_params_defaults(ops->params, params);
+        sim_err_t err;
+        if (cases[c].frac)
+            ck_assert_int_eq(sim_params_set_text(sim_params_find(ops->params, "small_frac"),
+                                                 params, cases[c].frac, "t: ", &err), 0);
+        s3ref_t ref = {.cap = cases[c].cap, .small_frac = cases[c].frac ? atof(cases[c].frac) : 0.1};
+        int64_t caps[SIM_N_TIERS] = {cases[c].cap, 0};
+        sim_kvpool_t *p = sim_kvpool_new(1, caps, ops, params, 0);
+        gsl_rng *r = sim_rng_new(21 + c, 503);
+        int hits = 0, from_ghost = 0;
+        for (int step = 0; step < 4000; step++) {
+            /* Half the accesses to 12 hot ids, the rest over 200. */
+            uint64_t id = gsl_rng_uniform_int(r, 2) ? gsl_rng_uniform_int(r, 12)
+                                                    : 12 + gsl_rng_uniform_int(r, 200);
+            int in_ghost = s3ref_find(ref.g_id, ref.n_g, id) >= 0;
+            int want = s3ref_access(&ref, id);
+            uint32_t got = sim_kvpool_access(p, 0, &id, 1);
+            ck_assert_msg(got == (uint32_t)want, "cap %lld step %d id %llu: pool %u, reference %d",
+                          (long long)cases[c].cap, step, (unsigned long long)id, got, want);
+            hits += want;
+            from_ghost += in_ghost && !want;
+            if (step % 97 == 0)
+                ck_assert_int_eq(sim_kvpool_check(p), 0);
+        }
+        ck_assert_int_gt(hits, 1000);
+        ck_assert_int_gt(from_ghost, 50); /* the ghost sends blocks to M */
+        gsl_rng_free(r);
+        sim_kvpool_free(p);
+        free(params);
+    }
+}
+END_TEST
+
 Suite *test_kvpool_suite(void)
 {
     Suite *s = suite_create("kvpool");
@@ -1033,6 +1224,8 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_random_invariants);
     tcase_add_test(tc, test_lru_vs_reference);
     tcase_add_test(tc, test_release_access_same);
+    tcase_add_test(tc, test_every_policy_invariants);
+    tcase_add_test(tc, test_s3fifo_vs_reference);
     tcase_add_test(tc, test_index_bounded_by_live);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
     tcase_add_test(tc, test_prefix_scan_tiers);

@@ -186,17 +186,17 @@ static sim_net_t *flowed_net(const sim_net_profile_t *prof, sim_evq_t **q, int *
 /* $.cache of a pool that replayed a trace, for each policy. */
 static void check_cache(const char *path, int64_t limit)
 {
-    static const char *const policies[] = {"lru", "lfu", "length_aware"};
-    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
-        sim_kvpool_t *p = replayed_pool(path, limit, policies[i]);
+    for (size_t i = 0; sim_evict_at(i); i++) { /* every registered policy */
+        const char *name = sim_evict_at(i)->name;
+        sim_kvpool_t *p = replayed_pool(path, limit, name);
         sim_kvpool_counts_t k = sim_kvpool_counts(p);
         ck_assert_int_gt(k.evictions, 0);
         ck_assert_int_gt(k.demotions, 0);
         ck_assert_int_gt(k.promotions, 0);
         ck_assert_int_gt(k.drops, 0);
         ck_assert_int_gt(k.replications, 0);
-        assert_same_json(sim_kvpool_summary_json(p, policies[i]),
-                         ref_cache_json(policies[i], p));
+        assert_same_json(sim_kvpool_summary_json(p, name),
+                         ref_cache_json(name, p));
         sim_kvpool_free(p);
     }
 }

@@ -1,6 +1,7 @@
 /* traces/cache.c: the trace cache analysis behind `trace cache`: the
  * KVCache pool of sim/pool/kvpool.c with one node and one DRAM tier per
- * capacity, replayed without timing. Memory is the pools' blocks (bounded
+ * capacity, replayed without timing, the eviction policy with its
+ * parameters at their defaults. Memory is the pools' blocks (bounded
  * by the capacities, or the distinct blocks when unlimited). */
 #include "traces/trace.h"
 

@@ -234,7 +234,7 @@ done:
 
 static const char trace_usage[] =
     "usage: mooncake-sim trace stats FILE [--format NAME]\n"
-    "       mooncake-sim trace cache FILE [--policy lru|lfu|length_aware]\n"
+    "       mooncake-sim trace cache FILE [--policy NAME]\n"
     "                                     --capacity-tokens N[,N...] [--format NAME]\n"
     "       mooncake-sim trace gen EXP.json [--out FILE] [--set PATH=VAL]... [--seed N]\n"
     "stats: statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n"
@@ -245,7 +245,7 @@ static const char trace_usage[] =
 
 static const sim_opt_t trace_opts[] = {
     {OPT_FORMAT, "format", 'f', "NAME", "stats, cache: auto (default), mooncake or azure"},
-    {OPT_POLICY, "policy", 'p', "NAME", "cache: eviction policy (default lru)"},
+    {OPT_POLICY, "policy", 'p', "NAME", "cache: eviction policy (default lru; the names: run --help-config)"},
     {OPT_CAPS, "capacity-tokens", 'c', "LIST",
      "cache: comma-separated capacities in tokens or inf"},
     {OPT_OUT, "out", 'o', "FILE", "gen: output file, written atomically (default stdout)"},

@@ -51,8 +51,8 @@ static const field_t fields[] = {
     FN("hardware", hardware, "a800x8", model_hw_names,
        "hardware descriptor of every node (models/hw.c)"),
     FN("system.kind", system.kind, "pd", sim_system_names,
-       "serving system: pd (Mooncake's prefill/decode disaggregation), vllm, vllm_pc (prefix "
-       "caching), vllm_cp (chunked prefill); each system's own parameters go in system.params"),
+       "serving system (each one's meaning and parameters, under system.params below); its own "
+       "parameters go in system.params"),
     FI("cluster.prefill", cluster.prefill, 0, 4096, "8",
        "pd: prefill instances (cluster.prefill_group nodes each; 0 under a colocated system)"),
     FI("cluster.decode", cluster.decode, 0, 4096, "8",
@@ -128,13 +128,14 @@ static const field_t fields[] = {
     FI("trace.generator.prompt_tok", trace.generator.prompt_tok, 1024, 16777216, "32768",
        "longctx generator: prompt length in tokens"),
     FN("scheduler.policy", scheduler.policy, "kvcentric", sim_place_names,
-       "placement: kvcentric (the Conductor), cache_aware, load_balance (= least_loaded), "
-       "random, round_robin, power_of_d; each policy's own parameters go in scheduler.params"),
+       "placement policy (each one's meaning and parameters, under scheduler.params below); its "
+       "own parameters go in scheduler.params"),
     FD("scheduler.schedule_s", scheduler.schedule_s, 0, 1e3, "0.05",
        "the Conductor's decision time per request, s, inside TTFT (FAST'25 Fig. 14's Schedule "
        "column; disaggregated serving only)"),
     FN("admission.policy", admission.policy, "none", sim_admit_names,
-       "admission control: none, baseline, early, predictive"),
+       "admission control policy (each one's meaning and parameters, under admission.params "
+       "below); its own parameters go in admission.params"),
     FN("cost.model", cost.model, "fitted", model_cost_names,
        "cost model: fitted (calibration file) or roofline"),
     FS("cost.calibration", cost.calibration, "",
@@ -149,7 +150,8 @@ static const field_t fields[] = {
        "local: a prefill node reuses its own pool; global: it also fetches a longer prefix "
        "another node holds"),
     FN("cache.policy", cache.policy, "lru", sim_evict_names,
-       "eviction policy: lru, lfu, length_aware"),
+       "eviction policy of the pool (each one's meaning and parameters, under cache.params "
+       "below); its own parameters go in cache.params"),
     FI("cache.dram_tokens", cache.dram_tokens, -1, BIG, "-1",
        "DRAM pool per node, tokens (-1: the hardware's dram_pool_bytes)"),
     FI("cache.ssd_tokens", cache.ssd_tokens, -1, BIG, "-1",
@@ -313,6 +315,7 @@ typedef struct group {
     size_t off;         /* of the sim_cfg_params_t in sim_config_t */
     const sim_params_t *(*table)(const char *name); /* NULL: no such plug-in */
     void (*names)(char *buf, size_t len);            /* every plug-in's name */
+    const char *(*help)(const char *name);          /* a plug-in's one-line help */
 } group_t;
 
 /* FN(name): the parameter table of the plug-in of type T that FIND
@@ -328,15 +331,27 @@ PLUGIN_TABLE(admit_table, sim_admit_ops_t, sim_admit_find)
 PLUGIN_TABLE(evict_table, sim_evict_ops_t, sim_evict_find)
 PLUGIN_TABLE(system_table, sim_system_ops_t, sim_system_find)
 
+/* FN(name): the help of the plug-in of type T named name (which exists). */
+#define PLUGIN_HELP(fn, T, find)                 \
+    static const char *fn(const char *name)      \
+    {                                            \
+        const T *o = find(name);                 \
+        return o && o->help ? o->help : "";      \
+    }
+PLUGIN_HELP(place_help, sim_place_ops_t, sim_place_find)
+PLUGIN_HELP(admit_help, sim_admit_ops_t, sim_admit_find)
+PLUGIN_HELP(evict_help, sim_evict_ops_t, sim_evict_find)
+PLUGIN_HELP(system_help, sim_system_ops_t, sim_system_find)
+
 static const group_t groups[] = {
     {"system.params", "system.kind", "system", offsetof(sim_config_t, system.params),
-     system_table, sim_system_names},
+     system_table, sim_system_names, system_help},
     {"scheduler.params", "scheduler.policy", "placement policy",
-     offsetof(sim_config_t, scheduler.params), place_table, sim_place_names},
+     offsetof(sim_config_t, scheduler.params), place_table, sim_place_names, place_help},
     {"admission.params", "admission.policy", "admission policy",
-     offsetof(sim_config_t, admission.params), admit_table, sim_admit_names},
+     offsetof(sim_config_t, admission.params), admit_table, sim_admit_names, admit_help},
     {"cache.params", "cache.policy", "eviction policy", offsetof(sim_config_t, cache.params),
-     evict_table, sim_evict_names},
+     evict_table, sim_evict_names, evict_help},
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 
@@ -1204,6 +1219,8 @@ void sim_config_print_schema(FILE *f)
         for (char *n = strtok_r(names, ", ", &save); n; n = strtok_r(NULL, ", ", &save)) {
             const sim_params_t *t = g->table(n);
             fprintf(f, "  %s=%s:%s\n", g->policy, n, t && t->n ? "" : " none");
+            if (g->help(n)[0])
+                fprintf(f, "    %s\n", g->help(n));
             sim_params_print(t, prefix, f);
         }
     }

@@ -10,8 +10,9 @@
  * them reads one array, and a bit set of its holders per tier, so the
  * prefix walk cuts the nodes still matching a word at a time. Each
  * evictable tier orders its unpinned entries for eviction: a few
- * tick-sorted runs for recency policies (O(1)), else a lazy min-heap by
- * policy key. */
+ * tick-sorted runs for recency policies (O(1)), a lazy min-heap by
+ * policy key for the other priority policies, or the policy's own state
+ * (sim_evict_order_t) for a policy that keeps its order itself. */
 #include "sim/pool/kvpool.h"
 
 #include <string.h>
@@ -86,6 +87,7 @@ typedef struct kv_tier {
     kv_run_t run[N_RUNS];
     kv_hnode_t *heap;
     size_t n_heap, cap_heap;
+    void *own; /* a policy's own order (bounded tiers only), else NULL */
 } kv_tier_t;
 
 /* sim_kvpool_prefix_all's last answer, kept for sim_kvpool_prefix: valid
@@ -107,7 +109,9 @@ typedef struct kv_memo {
 
 struct sim_kvpool {
     const sim_evict_ops_t *policy;
+    const sim_evict_order_t *own; /* the policy's own order, or NULL (a priority) */
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
+    void *own_params;          /* its defaults when none were given, or NULL */
     int n_nodes;
     size_t bit_words; /* words of a bit set over the nodes */
     int dense;       /* the index is dense_page (small ids), else the hash map */
@@ -478,7 +482,9 @@ static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
     return best;
 }
 
-/* ---- eviction order: runs or heap, behind three calls ---- */
+/* ---- eviction order: runs, heap or the policy's own, behind three calls ----
+ * A policy's own order also hears of a block entering a tier, being used
+ * and leaving it other than as a victim (tier_put, touch, promote). */
 
 /* Entry ei (unpinned, in tier t) becomes evictable, as just accessed. */
 static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
@@ -488,7 +494,9 @@ static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
         return;
     x->ordered = 1;
     t->n_ordered++;
-    if (p->policy->recency_order)
+    if (p->own)
+        p->own->on_unpin(t->own, ei);
+    else if (p->policy->recency_order)
         run_insert(p, t, ei);
     else
         heap_push(p, t, ei);
@@ -503,7 +511,9 @@ static void order_del(sim_kvpool_t *p, uint32_t ei)
     kv_tier_t *t = tier_of(p, x->node, x->tier);
     x->ordered = 0;
     t->n_ordered--;
-    if (p->policy->recency_order)
+    if (p->own)
+        p->own->on_pin(t->own, ei);
+    else if (p->policy->recency_order)
         run_remove(p, t, ei);
     else
         x->gen++;
@@ -513,6 +523,16 @@ static void order_del(sim_kvpool_t *p, uint32_t ei)
  * block there is pinned. */
 static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
 {
+    if (p->own) { /* the policy takes its victim out of its own state */
+        if (t->n_ordered == 0)
+            return NONE;
+        uint32_t v = p->own->pick_victim(t->own, t->cap);
+        SIM_ASSERT(v < p->n_e && p->e[v].ordered && &p->tiers[p->e[v].node * SIM_N_TIERS +
+                                                               p->e[v].tier] == t);
+        p->e[v].ordered = 0;
+        t->n_ordered--;
+        return v;
+    }
     uint32_t ei = p->policy->recency_order ? run_min(p, t) : heap_pop(p, t);
     if (ei != NONE)
         order_del(p, ei);
@@ -810,6 +830,11 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
     p->ver++;
     t->size++;
     SIM_ASSERT(t->cap < 0 || t->size <= t->cap);
+    if (t->own) {
+        const kv_entry_t *x = &p->e[ei];
+        const sim_evict_stats_t st = {.freq = x->freq, .tick = x->tick, .pos = x->pos};
+        p->own->on_insert(t->own, ei, x->id, &st);
+    }
     if (p->e[ei].pins == 0)
         order_add(p, t, ei);
     return 0;
@@ -820,6 +845,12 @@ static void touch(sim_kvpool_t *p, uint32_t ei)
     kv_entry_t *x = &p->e[ei];
     x->freq++;
     x->tick = ++p->tick;
+    if (p->own) {
+        kv_tier_t *t = tier_of(p, x->node, x->tier);
+        if (t->own)
+            p->own->on_hit(t->own, ei);
+        return;
+    }
     if (x->ordered) {
         order_del(p, ei);
         order_add(p, tier_of(p, x->node, x->tier), ei);
@@ -861,7 +892,10 @@ static void promote(sim_kvpool_t *p, uint32_t ei)
     if (x->tier != SIM_TIER_SSD || tier_of(p, x->node, SIM_TIER_DRAM)->cap == 0)
         return;
     order_del(p, ei);
-    tier_of(p, x->node, SIM_TIER_SSD)->size--;
+    kv_tier_t *ssd = tier_of(p, x->node, SIM_TIER_SSD);
+    if (ssd->own)
+        p->own->on_remove(ssd->own, ei);
+    ssd->size--;
     if (tier_put(p, ei, SIM_TIER_DRAM) == 0)
         p->c.promotions++;
     else /* DRAM is full of pinned blocks: stay on SSD (room was just made) */
@@ -874,9 +908,16 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
                              const sim_evict_ops_t *policy, const void *policy_params,
                              unsigned flags)
 {
-    SIM_ASSERT(n_nodes >= 1 && policy != NULL);
+    SIM_ASSERT(n_nodes >= 1 && policy != NULL && (policy->key != NULL) != (policy->order != NULL));
     sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
     p->policy = policy;
+    p->own = policy->order;
+    if (!policy_params && policy->params) {
+        p->own_params = sim_xcalloc(1, policy->params->size ? policy->params->size : 1,
+                                    "kvpool policy parameters");
+        sim_params_defaults(policy->params, p->own_params);
+        policy_params = p->own_params;
+    }
     p->policy_params = policy_params;
     p->n_nodes = n_nodes;
     p->bit_words = ((size_t)n_nodes + 63) / 64;
@@ -895,6 +936,8 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
             tr->cap = cap_blocks[t];
             for (int k = 0; k < N_RUNS; k++)
                 tr->run[k].head = tr->run[k].tail = NONE;
+            if (p->own && tr->cap >= 0) /* 0 too: sim_kvpool_set_capacity may open it */
+                tr->own = p->own->init(policy_params);
         }
     p->rep_hist = sim_xcalloc((size_t)n_nodes + 1, sizeof *p->rep_hist, "kvpool replica counts");
     sim_hmap_init(&p->index);
@@ -906,9 +949,13 @@ void sim_kvpool_free(sim_kvpool_t *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < p->n_nodes * SIM_N_TIERS; i++)
+    for (int i = 0; i < p->n_nodes * SIM_N_TIERS; i++) {
         sim_free(p->tiers[i].heap);
+        if (p->tiers[i].own)
+            p->own->free(p->tiers[i].own);
+    }
     sim_free(p->tiers);
+    sim_free(p->own_params);
     sim_free(p->free_head);
     sim_free(p->e);
     sim_free(p->cold);
@@ -1046,7 +1093,10 @@ static void unpinned(sim_kvpool_t *p, int node, uint32_t ei)
  * eviction reads it: the pinned blocks lead the access, so no miss (no
  * store) comes between; a promotion from SSD evicts in DRAM, so when a
  * held block is to be promoted the releases are done as
- * sim_kvpool_unpin does them before the access. */
+ * sim_kvpool_unpin does them before the access. So are they under a
+ * policy with its own order: where a released block enters its FIFO (or
+ * whatever order the policy keeps) depends on when it is released, not
+ * only on its last use. */
 uint32_t sim_kvpool_release_access(sim_kvpool_t *p, int node, const uint64_t *blocks,
                                    uint32_t n_pinned, uint32_t n)
 {
@@ -1069,7 +1119,7 @@ uint32_t sim_kvpool_release_access(sim_kvpool_t *p, int node, const uint64_t *bl
         to_dram += promotes && x->tier == SIM_TIER_SSD;
         p->held[k] = ei;
     }
-    if (to_dram == 0) {
+    if (to_dram == 0 && !p->own) {
         p->tick += released; /* the releases' ticks, which the touches replace */
     } else {
         for (uint32_t j = 0; j < k; j++) /* as sim_kvpool_unpin does them */
@@ -1349,6 +1399,8 @@ sim_kvpool_counts_t sim_kvpool_counts(const sim_kvpool_t *p) { return p->c; }
 static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
 {
     int64_t in_order = 0;
+    if (p->own)
+        return tr->own ? p->own->check(tr->own, tr->n_ordered) : -(tr->n_ordered != 0);
     if (p->policy->recency_order) {
         for (int k = 0; k < N_RUNS; k++) {
             uint32_t prev = NONE;

@@ -5,8 +5,9 @@
  * else dropped; blocks in use are pinned and never evicted.
  * Invariants: a tier never holds more than its capacity; a block appears
  * at most once per node. A block access costs O(replicas of the block)
- * to find it, then O(1) under recency policies (LRU) and O(log n) under the
- * others (heap by policy key). */
+ * to find it, then O(1) under recency policies (LRU), O(log n) under the
+ * other priority policies (heap by policy key), and what its own order
+ * costs under a policy that keeps one (sim_evict_order_t). */
 #ifndef SIM_KVPOOL_H
 #define SIM_KVPOOL_H
 
@@ -43,7 +44,7 @@ typedef struct sim_kvpool_counts {
 /* A pool of n_nodes nodes, each with cap_blocks[tier] blocks per tier
  * (-1 = unlimited, 0 = no such tier), evicting by policy with its
  * parameters policy_params (the struct its table describes, outliving the
- * pool; NULL: none). Free with sim_kvpool_free (accepts NULL). */
+ * pool; NULL: its defaults, or none without a table). Free with sim_kvpool_free (accepts NULL). */
 sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
                              const sim_evict_ops_t *policy, const void *policy_params,
                              unsigned flags);

@@ -24,6 +24,11 @@ void sim_admit_names(char *buf, size_t len)
     sim_registry_names((const void *const *)admit_registry, SIM_REGISTRY_LEN(admit_registry), buf, len);
 }
 
+const sim_admit_ops_t *sim_admit_at(size_t i)
+{
+    return i < SIM_REGISTRY_LEN(admit_registry) ? admit_registry[i] : NULL;
+}
+
 void *sim_admit_params_state(const sim_cluster_t *c, const void *params)
 {
     (void)c;

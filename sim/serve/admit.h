@@ -69,5 +69,7 @@ void sim_admit_forecast_decode(const sim_cluster_t *c, sim_time_t at_ns, sim_tim
 
 const sim_admit_ops_t *sim_admit_find(const char *name);
 void sim_admit_names(char *buf, size_t len);
+/* The i-th policy of the registry, in list order; NULL past the end. */
+const sim_admit_ops_t *sim_admit_at(size_t i);
 
 #endif

@@ -21,6 +21,11 @@ void sim_place_names(char *buf, size_t len)
     sim_registry_names((const void *const *)place_registry, SIM_REGISTRY_LEN(place_registry), buf, len);
 }
 
+const sim_place_ops_t *sim_place_at(size_t i)
+{
+    return i < SIM_REGISTRY_LEN(place_registry) ? place_registry[i] : NULL;
+}
+
 int sim_place_decode_least_loaded(const sim_cluster_t *c, const sim_req_t *r)
 {
     return sim_cluster_decode_least_loaded(c, r);

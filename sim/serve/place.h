@@ -42,6 +42,8 @@ typedef struct sim_place_ops {
 
 const sim_place_ops_t *sim_place_find(const char *name);
 void sim_place_names(char *buf, size_t len);
+/* The i-th policy of the registry, in list order; NULL past the end. */
+const sim_place_ops_t *sim_place_at(size_t i);
 
 /* SelectDecodingInstance, shared by policies: the instance with the lowest
  * predicted load were r to join it, counting every request placed there
