@@ -1208,6 +1208,48 @@ START_TEST(test_s3fifo_vs_reference)
 }
 END_TEST
 
+/* The all-nodes walk over wide blocks whose holders leave whole words of
+ * the node set empty, first the low words, then the high ones: each
+ * node's run against per-node lookups, and the pool's invariants (the
+ * most replicas per block among them) as blocks leave. */
+START_TEST(test_prefix_scan_sparse_words)
+{
+    enum { NODES = 200, LEN = 4 };
+    int64_t caps[SIM_N_TIERS] = {64, 0};
+    sim_kvpool_t *p = sim_kvpool_new(NODES, caps, &sim_evict_lru, NULL, 0);
+    const uint64_t blocks[LEN] = {1, 2, 3, 4};
+    /* Block k on nodes [lo[k], hi[k]): the set moves up, then shrinks down. */
+    const int lo[LEN] = {0, 70, 130, 130}, hi[LEN] = {NODES, NODES, NODES, 140};
+    for (int k = 0; k < LEN; k++)
+        for (int nd = lo[k]; nd < hi[k]; nd++)
+            sim_kvpool_replicate(p, nd, &blocks[k], 1, 0);
+    ck_assert_int_eq(sim_kvpool_check(p), 0);
+    for (int round = 0; round < 2; round++) {
+        int64_t n_blocks;
+        double mean;
+        uint32_t max;
+        sim_kvpool_replica_stats(p, &n_blocks, &mean, &max);
+        ck_assert_uint_eq(max, round == 0 ? NODES : 3);
+        uint32_t all[NODES];
+        sim_kvpool_prefix_all(p, blocks, LEN, all);
+        for (int nd = 0; nd < NODES; nd++) {
+            uint32_t want = 0;
+            while (want < LEN && sim_kvpool_tier_of(p, nd, blocks[want]) >= 0)
+                want++;
+            ck_assert_msg(all[nd] == want, "round %d node %d: scan %u, lookups %u", round, nd,
+                          all[nd], want);
+        }
+        /* Then all nodes but the last three drop everything: the blocks
+         * leave the wide map and the most replicas per block falls to 3. */
+        for (int nd = 0; nd < NODES - 3 && round == 0; nd++) {
+            sim_kvpool_set_capacity(p, nd, SIM_TIER_DRAM, 0);
+            ck_assert_int_eq(sim_kvpool_check(p), 0);
+        }
+    }
+    sim_kvpool_free(p);
+}
+END_TEST
+
 Suite *test_kvpool_suite(void)
 {
     Suite *s = suite_create("kvpool");
@@ -1229,6 +1271,7 @@ Suite *test_kvpool_suite(void)
     tcase_add_test(tc, test_index_bounded_by_live);
     tcase_add_test(tc, test_prefix_all_vs_per_node);
     tcase_add_test(tc, test_prefix_scan_tiers);
+    tcase_add_test(tc, test_prefix_scan_sparse_words);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_conversation_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_synthetic_vs_plain);
     TESTS_ADD_TRACE_TEST(tc, test_cache_analysis_unlimited_is_ideal);

@@ -110,6 +110,7 @@ typedef struct kv_memo {
 struct sim_kvpool {
     const sim_evict_ops_t *policy;
     const sim_evict_order_t *own; /* the policy's own order, or NULL (a priority) */
+    int recency;                  /* policy->recency_order, read on every order change */
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
     void *own_params;          /* its defaults when none were given, or NULL */
     int n_nodes;
@@ -185,12 +186,12 @@ static kv_tier_t *tier_of(sim_kvpool_t *p, int node, int tier)
 /* ---- the global index: id -> first replica ---- */
 
 /* The dense index's entry for id (< n_dense): NONE when it has none. */
-static uint32_t dense_at(const sim_kvpool_t *p, uint64_t id)
+static inline __attribute__((always_inline)) uint32_t dense_at(const sim_kvpool_t *p, uint64_t id)
 {
     return p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] - 1;
 }
 
-static uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
+static inline __attribute__((always_inline)) uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
     if (p->dense)
         return id < p->n_dense ? dense_at(p, id) : NONE;
@@ -294,7 +295,39 @@ static int too_sparse(const sim_kvpool_t *p, uint64_t id)
 
 /* Set id's first replica from old (idx_get's answer now, which every
  * caller already holds) to ei; NONE as either adds or removes the id. */
-static void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
+static void idx_set_slow(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei);
+
+static inline void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t ei)
+{
+    /* The common case, on its own: a dense id on an allocated page gets
+     * an entry. No bound can break (the page exists, the id is in the
+     * pages' reach) and no page is made or freed. */
+    if (p->dense && ei != NONE && id < p->n_dense && id < DENSE_MAX_ID) {
+        size_t pg = (size_t)(id >> PAGE_BITS);
+        uint32_t *page = p->dense_page[pg];
+        if (page != zero_page) {
+            page[id & PAGE_MASK] = ei + 1;
+            if (old == NONE) {
+                p->n_ids++;
+                p->page_live[pg]++;
+            }
+            return;
+        }
+    }
+    /* The same for an id leaving a page that keeps other live ids. */
+    if (p->dense && ei == NONE && old != NONE && id < p->n_dense &&
+        p->page_live[id >> PAGE_BITS] > 1) {
+        p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] = 0; /* NONE + 1 */
+        p->page_live[id >> PAGE_BITS]--;
+        p->n_ids--;
+        return;
+    }
+    idx_set_slow(p, id, old, ei);
+}
+
+/* idx_set's every case. */
+__attribute__((noinline)) static void idx_set_slow(sim_kvpool_t *p, uint64_t id, uint32_t old,
+                                                   uint32_t ei)
 {
     p->n_ids += (old == NONE) - (ei == NONE);
     if (old == NONE && p->dense && !p->dense_fixed && too_sparse(p, id))
@@ -335,17 +368,19 @@ size_t sim_kvpool_index_bytes(const sim_kvpool_t *p)
 }
 
 /* Blocks with r replicas: one block goes from `from` replicas to `to`. */
-static void rep_count(sim_kvpool_t *p, uint32_t from, uint32_t to)
+static inline void rep_count(sim_kvpool_t *p, uint32_t from, uint32_t to)
 {
     if (from > 0)
         p->rep_hist[from]--;
     if (to > 0)
         p->rep_hist[to]++;
     p->n_multi += (to > 1) - (from > 1);
+    /* rep_max is 0 or has blocks: only a block leaving it can empty it. */
     if (to > p->rep_max)
         p->rep_max = to;
-    while (p->rep_max > 0 && p->rep_hist[p->rep_max] == 0) /* amortized O(1) */
-        p->rep_max--;
+    else if (from == p->rep_max)
+        while (p->rep_max > 0 && p->rep_hist[p->rep_max] == 0) /* amortized O(1) */
+            p->rep_max--;
 }
 
 /* ---- lazy min-heap by (key, id) ----
@@ -487,7 +522,8 @@ static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
  * and leaving it other than as a victim (tier_put, touch, promote). */
 
 /* Entry ei (unpinned, in tier t) becomes evictable, as just accessed. */
-static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+static inline __attribute__((always_inline)) void order_add(sim_kvpool_t *p, kv_tier_t *t,
+                                                             uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     if (t->cap < 0 || x->ordered) /* an unlimited tier never evicts */
@@ -496,7 +532,7 @@ static void order_add(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
     t->n_ordered++;
     if (p->own)
         p->own->on_unpin(t->own, ei);
-    else if (p->policy->recency_order)
+    else if (p->recency)
         run_insert(p, t, ei);
     else
         heap_push(p, t, ei);
@@ -513,7 +549,7 @@ static void order_del(sim_kvpool_t *p, uint32_t ei)
     t->n_ordered--;
     if (p->own)
         p->own->on_pin(t->own, ei);
-    else if (p->policy->recency_order)
+    else if (p->recency)
         run_remove(p, t, ei);
     else
         x->gen++;
@@ -533,7 +569,7 @@ static uint32_t order_victim(sim_kvpool_t *p, kv_tier_t *t)
         t->n_ordered--;
         return v;
     }
-    uint32_t ei = p->policy->recency_order ? run_min(p, t) : heap_pop(p, t);
+    uint32_t ei = p->recency ? run_min(p, t) : heap_pop(p, t);
     if (ei != NONE)
         order_del(p, ei);
     return ei;
@@ -651,14 +687,24 @@ static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 
 /* ---- entries ---- */
 
-static uint32_t find(const sim_kvpool_t *p, int node, uint64_t id)
+/* Node's replica of id, or NONE. The chain's head is tried first, wide
+ * or not: a node holds a block at most once, so a head on node is its
+ * replica (most lookups end there: a block's first replica is where it
+ * was last stored). Inlined into every walk. */
+static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p, int node,
+                                                           uint64_t id)
 {
     uint32_t head = idx_get(p, id);
-    if (head != NONE && p->e[head].wide != NONE) {
-        const uint32_t *v = sim_hmap_get(&p->wide, wide_key(p->e[head].wide, node));
+    if (head == NONE)
+        return NONE;
+    const kv_entry_t *h = &p->e[head];
+    if (h->node == node)
+        return head;
+    if (h->wide != NONE) {
+        const uint32_t *v = sim_hmap_get(&p->wide, wide_key(h->wide, node));
         return v ? *v : NONE;
     }
-    for (uint32_t ei = head; ei != NONE; ei = p->e[ei].next)
+    for (uint32_t ei = h->next; ei != NONE; ei = p->e[ei].next)
         if (p->e[ei].node == node)
             return ei;
     return NONE;
@@ -691,7 +737,7 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
     }
     if (k + 1 < n && blocks[k + 1] < p->n_dense) {
         uint32_t h = dense_at(p, blocks[k + 1]);
-        if (h != NONE && p->e[h].node == node && p->e[h].ordered && p->policy->recency_order) {
+        if (h != NONE && p->e[h].node == node && p->e[h].ordered && p->recency) {
             const kv_entry_t *x = &p->e[h]; /* its run links (a heap policy's gen there) */
             if (x->lprev != NONE)
                 __builtin_prefetch(&p->e[x->lprev]);
@@ -912,6 +958,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     sim_kvpool_t *p = sim_xcalloc(1, sizeof *p, "kvpool");
     p->policy = policy;
     p->own = policy->order;
+    p->recency = policy->recency_order;
     if (!policy_params && policy->params) {
         p->own_params = sim_xcalloc(1, policy->params->size ? policy->params->size : 1,
                                     "kvpool policy parameters");
@@ -1206,6 +1253,9 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
      * hold a block, so the first cut clears them). */
     for (size_t i = 0; i < nw; i++)
         a[i] = ~UINT64_C(0);
+    /* Words of a outside [lo, hi) are 0: they add nothing to any, off or
+     * gone, and a cut leaves them 0, so the loops skip them. */
+    size_t lo = 0, hi = nw;
     uint32_t k = 0;
     for (; k < n; k++) {
         uint32_t head = idx_get(p, blocks[k]);
@@ -1213,7 +1263,7 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
             break;
         const uint64_t *bits = p->wides[p->e[head].wide].bits;
         uint64_t any = 0, off[SIM_N_TIERS] = {0};
-        for (size_t i = 0; i < nw; i++) {
+        for (size_t i = lo; i < hi; i++) {
             uint64_t h = 0;
             for (size_t t = 0; t < SIM_N_TIERS; t++)
                 h |= bits[t * nw + i];
@@ -1227,12 +1277,16 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
                 t1 = t;
         if (!any || t1 == SIM_N_TIERS)
             break; /* no run grows, or they grow in different tiers: the replica walk's */
-        for (size_t i = 0; i < nw; i++) {
+        for (size_t i = lo; i < hi; i++) {
             uint64_t gone = a[i] & ~bits[t1 * nw + i];
             a[i] &= bits[t1 * nw + i];
             for (uint64_t x = k ? gone : 0; x; x &= x - 1)
                 list_node(m, (uint32_t)(i * 64 + (size_t)__builtin_ctzll(x)), k, common);
         }
+        while (lo < hi && a[lo] == 0)
+            lo++;
+        while (hi > lo && a[hi - 1] == 0)
+            hi--;
         common[t1]++;
     }
     m->common_len = k;
@@ -1401,7 +1455,7 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
     int64_t in_order = 0;
     if (p->own)
         return tr->own ? p->own->check(tr->own, tr->n_ordered) : -(tr->n_ordered != 0);
-    if (p->policy->recency_order) {
+    if (p->recency) {
         for (int k = 0; k < N_RUNS; k++) {
             uint32_t prev = NONE;
             uint64_t last_tick = 0;
