@@ -461,6 +461,92 @@ START_TEST(test_mooncake_errors)
 }
 END_TEST
 
+/* The typed scanner against its oracle, the cJSON reader
+ * (trace_mooncake_oracle): on lines inside and outside the scanner's
+ * subset, valid and not, the same records and the same error message. */
+static const char *const oracle_lines[] = {
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"hash_ids\": [7, 8], \"output_length\": 3, \"input_length\": 600, \"timestamp\": 5}",
+    "\t{ \"timestamp\" :5 ,\"input_length\":600,\"output_length\":3,\"hash_ids\":[ 7 ,8 ] }  ",
+    "\001{\"timestamp\": 5,\002\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}\037",
+    "{\"timestamp\": 5, \"x\": {\"a\": [1, -2.5e+3, true, false, null, \"s\", {}], \"b\": []}, "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], \"y\": \"\xc3\xa9\"}",
+    "{\"timestamp\": 5.5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.123456000, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.1234567, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5e0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 05, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": -0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.00000000000000000000000000000000000000000000000000000000000000001, "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600.0, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 6e2, \"output_length\": 03, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7.0, 8e0]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [07, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": []}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9007199254740991]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9007199254740992]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 12345678901234567]}",
+    "{\"time\\u0073tamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"s\": \"a\\\"b\\n\", \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]} x",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8],}",
+    "{\"timestamp\": 5, \"t\": truex, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"t\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "\xef\xbb\xbf{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"timestamp\": 6, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 1, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 16777217, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1048577, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 9200000000001, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{}",
+    "[]",
+};
+
+/* Digest of a whole read of path as mooncake: records, end and message. */
+static uint64_t oracle_digest(const char *path, int oracle, char *msg, size_t cap)
+{
+    trace_mooncake_oracle(oracle);
+    sim_err_t err = {{0}, 0};
+    trace_t *t = open_file(path, "mooncake", &err);
+    trace_mooncake_oracle(0);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    uint64_t h = 1469598103934665603u;
+    trace_req_t r;
+    int rc;
+    while ((rc = trace_next(t, &r, &err)) == TRACE_OK) {
+        uint64_t v[4] = {(uint64_t)r.arrival_ns, (uint64_t)r.input_tok, (uint64_t)r.output_tok,
+                         (uint64_t)r.record};
+        for (int i = 0; i < 4; i++)
+            h = (h ^ v[i]) * 1099511628211u;
+        for (uint32_t i = 0; i < r.n_blocks; i++)
+            h = (h ^ r.blocks[i]) * 1099511628211u;
+    }
+    snprintf(msg, cap, "%d %s", rc, rc == TRACE_ERR ? err.msg : "");
+    trace_close(t);
+    return h;
+}
+
+START_TEST(test_mooncake_scanner_oracle)
+{
+    size_t live = sim_alloc_live_count();
+    char text[2048], path[512], m1[SIM_ERR_LEN + 8], m2[SIM_ERR_LEN + 8];
+    snprintf(text, sizeof text,
+             "{\"timestamp\": 2, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n"
+             "%s\n"
+             "{\"timestamp\": 9, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [2]}\n",
+             oracle_lines[_i]);
+    write_text(path, sizeof path, "oracle.jsonl", text);
+    uint64_t h1 = oracle_digest(path, 0, m1, sizeof m1);
+    uint64_t h2 = oracle_digest(path, 1, m2, sizeof m2);
+    ck_assert_msg(h1 == h2, "line %d: the scanner's records differ from cJSON's", _i);
+    ck_assert_str_eq(m1, m2);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
 /* Timestamps are read exactly from their text: an integer or plain
  * decimal literal of ms with at most 6 fraction digits is that many ns
  * even past 2^53 ns (104 days), where a double's ms x 1e6 would be off;
@@ -1358,6 +1444,8 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_json_arena);
     tcase_add_test(tc, test_mooncake_good_plain_zstd);
     tcase_add_test(tc, test_mooncake_exact_timestamps);
+    tcase_add_loop_test(tc, test_mooncake_scanner_oracle, 0,
+                        (int)(sizeof oracle_lines / sizeof oracle_lines[0]));
     tcase_add_loop_test(tc, test_mooncake_errors, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_zstd_truncated);

@@ -81,6 +81,12 @@ void trace_json_release(trace_json_arena_t *a, struct cJSON *obj);
 int trace_json_too_deep(const char *text, const char *end);
 void trace_json_arena_free(trace_json_arena_t *a);
 
+/* Readers of the "mooncake" source opened after trace_mooncake_oracle(1)
+ * on the calling thread parse every record with cJSON, bypassing the
+ * typed scanner (the fuzzers' oracle: both must yield the same records
+ * and errors); 0 restores the default. */
+void trace_mooncake_oracle(int on);
+
 /* The built-in sources, each defined in its own file. */
 extern const trace_source_ops_t trace_source_mooncake; /* mooncake.c */
 extern const trace_source_ops_t trace_source_azure;    /* azure.c */

@@ -133,10 +133,11 @@ int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
  * with jansson, print records/s of each to out. 0 or -1. */
 int trace_bench_parse(const char *path, FILE *out, sim_err_t *err);
 
-/* The floor of any replay of a Mooncake file: stream it (zstd or plain),
- * parse every line with cJSON and read the four fields a replay needs, as
- * trace_bench_parse's cJSON pass does, and nothing else. *lines gets the
- * records read. 0, or -1 with "PATH:LINE: ..." on a bad record. */
+/* The physical floor of any replay of a Mooncake file: stream it (zstd or
+ * plain), split it into lines and read every run of digits on each line
+ * as an integer, and nothing else (no field names, no validation). *lines
+ * gets the records read. 0, or -1 with "PATH:LINE: ..." on a line that
+ * holds no integer. */
 int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err);
 
 #endif
