@@ -403,14 +403,30 @@ static const struct {
      "hash_ids[1] is negative"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0.5, 1]}",
      "hash_ids[0] must be an integer"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, \"1\"]}",
-     "hash_ids[1] must be an integer"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, null]}",
+     "hash_ids[1] must be an integer or a string"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, \"\"]}",
+     "hash_ids[1] is an empty string"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [\"a]\", "
+     "4503599627370496.5]}", "hash_ids[1] must be an integer (got 4503599627370496.5)"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 1e17]}",
      "hash_ids[1] is too large"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 9007199254740993]}",
-     "hash_ids[1] is too large (9007199254740992 >= 2^53)"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992, 1]}",
-     "hash_ids[0] is too large"},
+    /* At 2^53 and past, an id is read from its digits (a double no
+     * longer holds every integer): another form is refused. */
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 18446744073709551616]}",
+     "hash_ids[1] is too large (18446744073709551616 >= 2^64)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992.0, 1]}",
+     "hash_ids[0] is too large for its form (9007199254740992 >= 2^53"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 3, "
+     "\"hash_ids\": [0]}", "field 'block_size' must divide the pool's block of 512 tokens (got 3)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 1024, "
+     "\"hash_ids\": [0]}", "field 'block_size' must divide the pool's block of 512 tokens (got 1024)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": \"16\", "
+     "\"hash_ids\": [0]}", "field 'block_size' must be a number"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 16, "
+     "\"hash_ids\": [0, 1]}", "hash_ids has 2 ids, expected 38 = ceil(input_length 600 / 16)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 16, "
+     "\"block_size\": 16, \"hash_ids\": [0, 1]}", "duplicate field 'block_size'"},
     /* cJSON keeps duplicates and finds the first: another parser would
      * read the last, so a duplicate of a field the reader takes is an
      * error, as in configs */
@@ -501,6 +517,16 @@ static const char *const oracle_lines[] = {
     "{\"timestamp\": 5, \"input_length\": 16777217, \"output_length\": 3, \"hash_ids\": [7, 8]}",
     "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1048577, \"hash_ids\": [7, 8]}",
     "{\"timestamp\": 9200000000001, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"a\", \"b\\u0063\"]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"a\", 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"\", 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 18446744073709551615]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 18446744073709551616]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9223372036854775808]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 16, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 16.0, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 24, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 0, \"hash_ids\": [7]}",
     "{}",
     "[]",
 };

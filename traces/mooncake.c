@@ -20,10 +20,22 @@
 #define MC_MAX_TS_MS 9.2e12
 #define MC_MAX_TS_MS_INT INT64_C(9200000000000)
 
+/* One hash id as the record writes it: an integer, or a string (str
+ * borrowed from the line or from cJSON's value until the record is done). */
+typedef struct mc_id {
+    const char *str; /* NULL: the integer v */
+    size_t len;
+    uint64_t v;
+} mc_id_t;
+
 typedef struct mc_state {
     trace_lines_t *lines;
-    uint64_t *blocks;
+    uint64_t *blocks;         /* the record's 512-token block ids */
     size_t blocks_cap;
+    mc_id_t *ids;             /* the record's hash ids, one per block_size tokens */
+    size_t ids_cap;
+    int64_t block_tok;        /* the file's block size (trace.block_size) */
+    trace_idmap_t map;        /* ids past 2^53 and strings, to dense ids */
     sim_time_t prev_ns;
     trace_json_arena_t arena; /* the current record's parsed values */
     int oracle;               /* every record through cJSON (fuzzing's oracle) */
@@ -44,16 +56,31 @@ static void mc_close(void *state)
         return;
     trace_lines_close(s->lines);
     trace_json_arena_free(&s->arena);
+    trace_idmap_free(&s->map);
     sim_free(s->blocks);
+    sim_free(s->ids);
     sim_free(s);
+}
+
+/* 1 when tok is a block size the reader re-blocks exactly: a divisor of
+ * TRACE_BLOCK_TOK (a pool block is then a whole number of trace blocks). */
+static int block_size_ok(int64_t tok)
+{
+    return tok >= 1 && tok <= TRACE_BLOCK_TOK && TRACE_BLOCK_TOK % tok == 0;
 }
 
 static void *mc_open(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
 {
-    (void)args;
-    (void)err;
+    int64_t bs = args->block_tok ? args->block_tok : TRACE_BLOCK_TOK;
+    if (!block_size_ok(bs)) {
+        sim_errf(err, "$.trace.block_size: must divide the pool's block of %d tokens (got %lld)",
+                 (int)TRACE_BLOCK_TOK, (long long)bs);
+        trace_lines_close(lines);
+        return NULL;
+    }
     mc_state_t *s = sim_xcalloc(1, sizeof *s, "mooncake");
     s->lines = lines;
+    s->block_tok = bs;
     s->oracle = oracle_on;
     return s;
 }
@@ -219,10 +246,31 @@ static int get_timestamp(const cJSON *obj, const char *text, sim_time_t prev_ns,
     return 0;
 }
 
-/* One hash id as a block id into *v: a non-negative integer below 2^53
- * (n is its index, for messages). 0, or -1 with err at path:line. */
-static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long long line,
-                  sim_err_t *err)
+/* An unsigned decimal literal of plain digits at p (no sign, fraction or
+ * exponent, up to a delimiter) into *v: 1; 0 for another form; -1 past
+ * 2^64 - 1. */
+static int plain_uint(const char *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    const char *s = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    if (p == s || *p == '.' || *p == 'e' || *p == 'E')
+        return 0;
+    *v = x;
+    return 1;
+}
+
+/* One integer hash id (lit: its text, or NULL) into *v: a non-negative
+ * integer below 2^64, one at or past 2^53 written as plain digits (a
+ * double no longer holds every integer there: its text is read). n is
+ * its index, for messages. 0, or -1 with err at path:line. */
+static int get_id(const cJSON *id, const char *lit, size_t n, uint64_t *v, const char *path,
+                  long long line, sim_err_t *err)
 {
     /* The usual case first, without floor() (a library call): in range,
      * the id converts to an integer and back unchanged exactly when it is
@@ -234,17 +282,21 @@ static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long
         *v = (uint64_t)(int64_t)d;
         return 0;
     }
-    if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble))
+    if (!cJSON_IsNumber(id))
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer or a string", path, line,
+                        n);
+    if (id->valuedouble != floor(id->valuedouble))
         return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer", path, line, n);
     if (id->valuedouble < 0)
         return sim_errf(err, "%s:%lld: hash_ids[%zu] is negative (%.15g)", path, line, n,
                         id->valuedouble);
-    /* At 2^53 and above a double no longer holds every integer: 2^53 + 1
-     * arrives as 2^53, so two different ids would become one. */
-    if (id->valuedouble >= MC_MAX_EXACT)
-        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.17g >= 2^53)", path, line, n,
-                        id->valuedouble);
-    *v = (uint64_t)id->valuedouble;
+    int how = lit ? plain_uint(lit, v) : 0;
+    if (how < 0)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.*s >= 2^64)", path, line, n,
+                        (int)SIM_MIN(skip_value(lit) - lit, 40), lit);
+    if (how == 0)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large for its form (%.17g >= 2^53: "
+                        "write such an id as plain digits)", path, line, n, id->valuedouble);
     return 0;
 }
 
@@ -283,19 +335,15 @@ static int literal_integral(const char *p)
 /* The index of the first element of the array whose text starts at p
  * that is a number with a fraction or an exponent making it no integer,
  * its literal into *lit; -1 when there is none before the first element
- * that is not a number (get_id refuses that one first). One strcspn
- * over the ids when none has a '.', 'e' or 'E'. */
+ * that is neither a number nor a string (get_id refuses that one first).
+ * The cJSON path's (the scanner refuses such a literal itself). */
 static long first_fraction(const char *p, const char **lit)
 {
     if (!p || *p != '[')
         return -1;
-    /* Up to the first ']': the ids, or a first non-number's text. */
-    const char *q = p + strcspn(p, ".eE]");
-    if (*q == ']' || !*q)
-        return -1;
     p = skip_ws(p + 1);
-    for (long i = 0; *p == '-' || (*p >= '0' && *p <= '9'); i++) {
-        if (!literal_integral(p)) {
+    for (long i = 0; *p == '-' || (*p >= '0' && *p <= '9') || *p == '"'; i++) {
+        if (*p != '"' && !literal_integral(p)) {
             *lit = p;
             return i;
         }
@@ -307,12 +355,58 @@ static long first_fraction(const char *p, const char **lit)
     return -1;
 }
 
-/* The record's "hash_ids" (parsed from text) into s->blocks, *n_out of
- * them: an array of exactly ceil(in_tok / TRACE_BLOCK_TOK) valid ids
- * (every id is checked before the count; each judged an integer on its
- * text). 0, or -1 with err at path:line. */
+/* The record's n hash ids (s->ids, one per bs tokens of in_tok) as
+ * 512-token block ids into s->blocks: block k is named by the last trace
+ * block it contains (exact for chained hashes; a partial last block by
+ * the last id), mapped to a dense id where it is a string or past 2^53.
+ * Only the ids that name a block are mapped. 0, or -1 when the map is
+ * full. */
+static int reblock(mc_state_t *s, size_t n, int64_t in_tok, int64_t bs)
+{
+    size_t nb = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    size_t r = (size_t)(TRACE_BLOCK_TOK / bs);
+    sim_grow((void **)&s->blocks, &s->blocks_cap, nb, sizeof *s->blocks, "mooncake.blocks");
+    for (size_t k = 0; k < nb; k++) {
+        const mc_id_t *id = &s->ids[SIM_MIN((k + 1) * r, n) - 1];
+        if (id->str) {
+            if (trace_idmap_str(&s->map, id->str, id->len, &s->blocks[k]) != 0)
+                return -1;
+        } else if (id->v >= TRACE_MAPPED_ID_BASE) {
+            if (trace_idmap_int(&s->map, id->v, &s->blocks[k]) != 0)
+                return -1;
+        } else {
+            s->blocks[k] = id->v;
+        }
+    }
+    return 0;
+}
+
+/* The record's "block_size" (tokens per hash id) into *bs when present:
+ * an integer dividing TRACE_BLOCK_TOK. 0, or -1 with err at path:line. */
+static int get_block_size(const cJSON *obj, int64_t *bs, const char *path, long long line,
+                          sim_err_t *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "block_size");
+    if (!it)
+        return 0;
+    if (!cJSON_IsNumber(it))
+        return sim_errf(err, "%s:%lld: field 'block_size' must be a number", path, line);
+    double d = it->valuedouble;
+    if (d != floor(d) || !(d >= 1 && d <= TRACE_BLOCK_TOK) || !block_size_ok((int64_t)d))
+        return sim_errf(err, "%s:%lld: field 'block_size' must divide the pool's block of %d "
+                        "tokens (got %.15g)", path, line, (int)TRACE_BLOCK_TOK, d);
+    *bs = (int64_t)d;
+    return 0;
+}
+
+/* The record's "hash_ids" (parsed from text) into s->blocks, *n_out
+ * 512-token blocks: an array of exactly ceil(in_tok / bs) valid ids,
+ * integers or non-empty strings (every id is checked before the count;
+ * each integer judged on its text), re-blocked. 0, or -1 with err at
+ * path:line. */
 static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t in_tok,
-                      uint32_t *n_out, const char *path, long long line, sim_err_t *err)
+                      int64_t bs, uint32_t *n_out, const char *path, long long line,
+                      sim_err_t *err)
 {
     const cJSON *ids = NULL;
     int k = 0;
@@ -323,30 +417,42 @@ static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t
         return sim_errf(err, "%s:%lld: missing field 'hash_ids'", path, line);
     if (!cJSON_IsArray(ids))
         return sim_errf(err, "%s:%lld: field 'hash_ids' must be an array", path, line);
-    const char *lit = NULL;
-    long bad = first_fraction(member_text(text, k - 1), &lit);
-    size_t want = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    const char *lit = NULL, *arr = member_text(text, k - 1);
+    long bad = first_fraction(arr, &lit);
+    /* Each element's own text, walked beside cJSON's values. */
+    const char *el = arr && *arr == '[' ? skip_ws(arr + 1) : NULL;
+    size_t want = (size_t)((in_tok + bs - 1) / bs);
     size_t n = 0;
     const cJSON *id;
     cJSON_ArrayForEach(id, ids) {
-        uint64_t v = 0;
         if (bad >= 0 && n == (size_t)bad)
             return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer (got %.*s)", path,
                             line, n, (int)SIM_MIN(skip_value(lit) - lit, 40), lit);
-        if (get_id(id, n, &v, path, line, err) != 0)
+        sim_grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids, "mooncake.ids");
+        mc_id_t *x = &s->ids[n];
+        *x = (mc_id_t){0};
+        if (cJSON_IsString(id)) {
+            x->str = id->valuestring;
+            x->len = strlen(id->valuestring);
+            if (x->len == 0)
+                return sim_errf(err, "%s:%lld: hash_ids[%zu] is an empty string", path, line, n);
+        } else if (get_id(id, el, n, &x->v, path, line, err) != 0) {
             return -1;
-        if (n < want) {
-            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
-                     "mooncake.blocks");
-            s->blocks[n] = v;
+        }
+        if (el) {
+            el = skip_ws(skip_value(el));
+            el = *el == ',' ? skip_ws(el + 1) : NULL;
         }
         n++;
     }
     if (n != want)
         return sim_errf(err,
-                        "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %d)",
-                        path, line, n, want, (long long)in_tok, (int)TRACE_BLOCK_TOK);
-    *n_out = (uint32_t)n;
+                        "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %lld)",
+                        path, line, n, want, (long long)in_tok, (long long)bs);
+    if (reblock(s, n, in_tok, bs) != 0)
+        return sim_errf(err, "%s:%lld: more than %u distinct hash ids past 2^53 or strings", path,
+                        line, (unsigned)UINT32_MAX - 1);
+    *n_out = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     return 0;
 }
 
@@ -494,8 +600,9 @@ static const char *scan_timestamp(const char *p, sim_time_t *ns)
     return exact_ns(p, ns) == TS_EXACT ? q : NULL;
 }
 
-/* The array of hash ids at p (integers below 2^53, in scan_uint's form)
- * into s->blocks, *n of them; past it, or NULL. */
+/* The array of hash ids at p into s->ids, *n_out of them: integers in
+ * scan_uint's form below 10^19 (one past 2^53 is mapped by reblock) and
+ * non-empty plain strings; past it, or NULL. */
 static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
 {
     size_t n = 0;
@@ -507,13 +614,20 @@ static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
         return p + 1;
     }
     for (;;) {
-        uint64_t v;
-        if (!(p = scan_uint(p, 16, &v)) || v >= (UINT64_C(1) << 53))
-            return NULL;
-        if (n == s->blocks_cap)
-            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
-                     "mooncake.blocks");
-        s->blocks[n++] = v;
+        if (n == s->ids_cap)
+            sim_grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids, "mooncake.ids");
+        mc_id_t *x = &s->ids[n++];
+        if (*p == '"') {
+            const char *q = scan_string(p);
+            if (!q || q == p + 2)
+                return NULL;
+            *x = (mc_id_t){.str = p + 1, .len = (size_t)(q - p - 2)};
+            p = q;
+        } else {
+            x->str = NULL;
+            if (!(p = scan_uint(p, 19, &x->v)))
+                return NULL;
+        }
         p = scan_ws(p);
         if (*p == ']') {
             *n_out = n;
@@ -525,7 +639,7 @@ static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
     }
 }
 
-enum { F_TS = 1, F_IN = 2, F_OUT = 4, F_IDS = 8 };
+enum { F_TS = 1, F_IN = 2, F_OUT = 4, F_IDS = 8, F_BS = 16 };
 
 /* The record in text into *out (blocks borrowed from s) when the
  * scanner's subset holds it and every field is valid: 1; else 0, out
@@ -535,7 +649,7 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
     const char *p = scan_ws(text);
     unsigned seen = 0;
     sim_time_t ns = 0;
-    uint64_t in_tok = 0, out_tok = 0;
+    uint64_t in_tok = 0, out_tok = 0, bs = (uint64_t)s->block_tok;
     size_t n = 0;
     if (*p != '{')
         return 0;
@@ -561,6 +675,11 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
         } else if (klen == 13 && memcmp(key, "output_length", 13) == 0) {
             f = F_OUT;
             p = scan_uint(p, 9, &out_tok);
+        } else if (klen == 10 && memcmp(key, "block_size", 10) == 0) {
+            f = F_BS;
+            p = scan_uint(p, 3, &bs);
+            if (p && !block_size_ok((int64_t)bs))
+                return 0;
         } else if (klen == 8 && memcmp(key, "hash_ids", 8) == 0) {
             f = F_IDS;
             p = scan_ids(s, p, &n);
@@ -577,17 +696,17 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
             return 0;
         p = scan_ws(p + 1);
     }
-    if (*scan_ws(p + 1) != '\0' || seen != (F_TS | F_IN | F_OUT | F_IDS))
+    if (*scan_ws(p + 1) != '\0' || (seen | F_BS) != (F_TS | F_IN | F_OUT | F_IDS | F_BS))
         return 0;
     if (in_tok < 1 || in_tok > (uint64_t)TRACE_MAX_INPUT_TOK || out_tok < 1 ||
         out_tok > (uint64_t)TRACE_MAX_OUTPUT_TOK || ns < s->prev_ns ||
-        n != (in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK)
+        n != (in_tok + bs - 1) / bs || reblock(s, n, (int64_t)in_tok, (int64_t)bs) != 0)
         return 0;
     s->prev_ns = ns;
     out->arrival_ns = ns;
     out->input_tok = (int64_t)in_tok;
     out->output_tok = (int64_t)out_tok;
-    out->n_blocks = (uint32_t)n;
+    out->n_blocks = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     out->blocks = s->blocks;
     return 1;
 }
@@ -596,7 +715,8 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
  * first, so {"input_length": 10, "input_length": 20} would read as 10
  * where another parser reads 20: a duplicate of one of these is an error
  * (as in configs). Others are ignored, their duplicates too. */
-static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids"};
+static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids",
+                                        "block_size"};
 #define MC_N_FIELDS (sizeof mc_fields / sizeof mc_fields[0])
 
 /* 0, or -1 with err at path:line naming the first duplicated field. One
@@ -607,7 +727,7 @@ static int check_duplicates(const cJSON *obj, const char *path, long long line, 
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
         for (unsigned i = 0; i < MC_N_FIELDS; i++) {
-            /* The four names differ in their first byte: most pairs end there. */
+            /* The names differ in their first byte: most pairs end there. */
             if (!it->string || it->string[0] != mc_fields[i][0] ||
                 strcmp(it->string, mc_fields[i]) != 0)
                 continue;
@@ -628,13 +748,14 @@ static int mc_record(mc_state_t *s, const cJSON *obj, const char *text, trace_re
     if (!cJSON_IsObject(obj))
         return sim_errf(err, "%s:%lld: expected a JSON object", path, line);
     sim_time_t ns = 0;
-    int64_t in_tok, out_tok;
+    int64_t in_tok, out_tok, bs = s->block_tok;
     uint32_t n = 0;
     if (check_duplicates(obj, path, line, err) != 0 ||
         get_timestamp(obj, text, s->prev_ns, &ns, path, line, err) != 0 ||
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
-        get_blocks(s, obj, text, in_tok, &n, path, line, err) != 0)
+        get_block_size(obj, &bs, path, line, err) != 0 ||
+        get_blocks(s, obj, text, in_tok, bs, &n, path, line, err) != 0)
         return -1;
     s->prev_ns = ns;
     out->arrival_ns = ns;

@@ -67,6 +67,7 @@ typedef struct trace_open_args {
     double speed;  /* replay speed multiplier, > 0: 2 replays twice as fast */
     int64_t limit; /* first N requests; 0 = all */
     int64_t output_cap; /* outputs cut to at most this many tokens; 0 = as recorded */
+    int64_t block_tok;  /* Mooncake: tokens per hash id, a divisor of 512; 0 = 512 */
 } trace_open_args_t;
 
 struct trace_lines; /* a line reader (traces/lines.h), opaque here */
