@@ -527,6 +527,10 @@ static const char *const oracle_lines[] = {
     "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 16.0, \"hash_ids\": [7, 8, 9]}",
     "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 24, \"hash_ids\": [7, 8]}",
     "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 0, \"hash_ids\": [7]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], "
+    "\"request_id\": \"a\", \"session_id\": 4}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], "
+    "\"wait_for\": [\"a\"], \"delay\": 1.5, \"tool_wait_ms\": 2}",
     "{}",
     "[]",
 };
@@ -868,11 +872,11 @@ START_TEST(test_detect_and_registry)
 
     ck_assert_ptr_null(open_file(path, "parquet", &err));
     ck_assert_str_eq(err.msg,
-                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi, arxiv, leval, longctx)");
+                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi, arxiv, leval, longctx, agentic)");
     trace_gen_params_t g = {.kind = "poisson-chat"};
     trace_open_args_t a = {.gen = &g, .speed = 1};
     ck_assert_ptr_null(trace_open(&a, &err));
-    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi, arxiv, leval, longctx)");
+    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi, arxiv, leval, longctx, agentic)");
     g.kind[0] = '\0';
     ck_assert_ptr_null(trace_open(&a, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "$.trace"));
@@ -881,7 +885,7 @@ START_TEST(test_detect_and_registry)
     trace_source_names(names, sizeof names, 0);
     ck_assert_str_eq(names, "mooncake, azure");
     trace_source_names(names, sizeof names, 1);
-    ck_assert_str_eq(names, "kimi, arxiv, leval, longctx");
+    ck_assert_str_eq(names, "kimi, arxiv, leval, longctx, agentic");
     trace_source_names(names, 12, 0); /* "mooncake, azure" does not fit */
     ck_assert_str_eq(names, "mooncake");
     trace_source_names(names, 3, 0);

@@ -117,5 +117,6 @@ extern const trace_source_ops_t trace_source_kimi;     /* gen_kimi.c */
 extern const trace_source_ops_t trace_source_arxiv;    /* gen_datasets.c */
 extern const trace_source_ops_t trace_source_leval;    /* gen_datasets.c */
 extern const trace_source_ops_t trace_source_longctx;  /* gen_datasets.c */
+extern const trace_source_ops_t trace_source_agentic;  /* gen_agentic.c */
 
 #endif

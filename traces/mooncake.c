@@ -36,6 +36,10 @@ typedef struct mc_state {
     size_t ids_cap;
     int64_t block_tok;        /* the file's block size (trace.block_size) */
     trace_idmap_t map;        /* ids past 2^53 and strings, to dense ids */
+    trace_idmap_t reqs;       /* request_id -> key */
+    trace_idmap_t sessions;   /* session_id -> session */
+    int64_t *deps;            /* the record's wait_for keys */
+    size_t deps_cap;
     sim_time_t prev_ns;
     trace_json_arena_t arena; /* the current record's parsed values */
     int oracle;               /* every record through cJSON (fuzzing's oracle) */
@@ -57,6 +61,9 @@ static void mc_close(void *state)
     trace_lines_close(s->lines);
     trace_json_arena_free(&s->arena);
     trace_idmap_free(&s->map);
+    trace_idmap_free(&s->reqs);
+    trace_idmap_free(&s->sessions);
+    sim_free(s->deps);
     sim_free(s->blocks);
     sim_free(s->ids);
     sim_free(s);
@@ -456,6 +463,103 @@ static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t
     return 0;
 }
 
+/* ---- agentic sessions ----
+ * The fields of agentic Mooncake rows (NVIDIA Dynamo's): request_id (a
+ * string or an integer: what later rows wait on), session_id, wait_for
+ * (the request_ids of earlier rows this one waits on), delay and
+ * tool_wait_ms (ms after the last of them finishes). Read on the cJSON
+ * path only (the scanner leaves a row holding any of them). */
+
+/* A request or session id (a non-empty string, or an integer in
+ * [0, 2^53)) through map m into *key (1-based, dense). insert: 1 when it
+ * must be new (a row's own request_id), 0 when it must be known (a
+ * wait_for entry), -1 either. what names it in messages. 0, or -1 with
+ * err at path:line. */
+static int get_key(trace_idmap_t *m, const cJSON *it, int insert, const char *what,
+                   int64_t *key, const char *path, long long line, sim_err_t *err)
+{
+    uint32_t before = m->n;
+    uint64_t id;
+    int rc;
+    char txt[48];
+    if (cJSON_IsString(it) && it->valuestring[0]) {
+        rc = trace_idmap_str(m, it->valuestring, strlen(it->valuestring), &id);
+        snprintf(txt, sizeof txt, "'%.40s'", it->valuestring);
+    } else if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble < MC_MAX_EXACT &&
+               it->valuedouble == floor(it->valuedouble)) {
+        rc = trace_idmap_int(m, (uint64_t)it->valuedouble, &id);
+        snprintf(txt, sizeof txt, "%.15g", it->valuedouble);
+    } else {
+        return sim_errf(err, "%s:%lld: %s must be a non-empty string or an integer in [0, 2^53)",
+                        path, line, what);
+    }
+    if (rc != 0)
+        return sim_errf(err, "%s:%lld: more than %u distinct ids", path, line,
+                        (unsigned)UINT32_MAX - 1);
+    int fresh = m->n != before;
+    if (insert == 1 && !fresh)
+        return sim_errf(err, "%s:%lld: %s %s repeats an earlier row's", path, line, what, txt);
+    if (insert == 0 && fresh)
+        return sim_errf(err, "%s:%lld: %s %s is no earlier row's request_id", path, line, what,
+                        txt);
+    *key = (int64_t)(id - TRACE_MAPPED_ID_BASE) + 1;
+    return 0;
+}
+
+/* A duration field in ms (absent: 0) added to *ns: a number in
+ * [0, MC_MAX_TS_MS]. 0, or -1 with err at path:line. */
+static int get_wait(const cJSON *obj, const char *name, sim_time_t *ns, const char *path,
+                    long long line, sim_err_t *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!it)
+        return 0;
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= MC_MAX_TS_MS))
+        return sim_errf(err, "%s:%lld: field '%s' must be a number of ms in [0, %.3g]", path,
+                        line, name, MC_MAX_TS_MS);
+    *ns += (sim_time_t)llround(it->valuedouble * 1e6);
+    return *ns <= MC_MAX_TS_MS_INT * SIM_NS_PER_MS ? 0
+           : sim_errf(err, "%s:%lld: delay plus tool_wait_ms is absurd", path, line);
+}
+
+/* The agentic fields of a record into out (deps borrowed from s). 0, or
+ * -1 with err at path:line. wait_for is resolved before the row's own
+ * request_id is taken, so a row cannot wait on itself. */
+static int get_agentic(mc_state_t *s, const cJSON *obj, trace_req_t *out, const char *path,
+                       long long line, sim_err_t *err)
+{
+    out->key = out->session = 0;
+    out->n_deps = 0;
+    out->deps = NULL;
+    out->wait_ns = 0;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(obj, "wait_for");
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(obj, "request_id");
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(obj, "session_id");
+    if (w && !cJSON_IsArray(w))
+        return sim_errf(err, "%s:%lld: field 'wait_for' must be an array of request_ids", path,
+                        line);
+    size_t n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w) {
+        char what[40];
+        snprintf(what, sizeof what, "wait_for[%zu]", n);
+        sim_grow((void **)&s->deps, &s->deps_cap, n + 1, sizeof *s->deps, "mooncake.deps");
+        if (get_key(&s->reqs, it, 0, what, &s->deps[n], path, line, err) != 0)
+            return -1;
+        n++;
+    }
+    if (get_wait(obj, "delay", &out->wait_ns, path, line, err) != 0 ||
+        get_wait(obj, "tool_wait_ms", &out->wait_ns, path, line, err) != 0)
+        return -1;
+    if (rid && get_key(&s->reqs, rid, 1, "request_id", &out->key, path, line, err) != 0)
+        return -1;
+    if (sid && get_key(&s->sessions, sid, -1, "session_id", &out->session, path, line, err) != 0)
+        return -1;
+    out->n_deps = (uint32_t)n;
+    out->deps = n ? s->deps : NULL;
+    return 0;
+}
+
 /* ---- the typed scanner ----
  * The usual record read without a tree: one pass over the line that
  * accepts only a strict subset of what cJSON accepts (plain strings
@@ -639,6 +743,17 @@ static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
     }
 }
 
+/* 1 when the key of klen bytes is one of the agentic fields. */
+static int is_agentic_key(const char *key, size_t klen)
+{
+    static const char *const names[] = {"request_id", "session_id", "wait_for", "delay",
+                                        "tool_wait_ms"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == klen && memcmp(key, names[i], klen) == 0)
+            return 1;
+    return 0;
+}
+
 enum { F_TS = 1, F_IN = 2, F_OUT = 4, F_IDS = 8, F_BS = 16 };
 
 /* The record in text into *out (blocks borrowed from s) when the
@@ -683,6 +798,8 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
         } else if (klen == 8 && memcmp(key, "hash_ids", 8) == 0) {
             f = F_IDS;
             p = scan_ids(s, p, &n);
+        } else if (is_agentic_key(key, klen)) {
+            return 0; /* the cJSON path reads them */
         } else {
             p = scan_value(p, 1);
         }
@@ -708,6 +825,10 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
     out->output_tok = (int64_t)out_tok;
     out->n_blocks = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     out->blocks = s->blocks;
+    out->key = out->session = 0;
+    out->n_deps = 0;
+    out->deps = NULL;
+    out->wait_ns = 0;
     return 1;
 }
 
@@ -716,7 +837,8 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
  * where another parser reads 20: a duplicate of one of these is an error
  * (as in configs). Others are ignored, their duplicates too. */
 static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids",
-                                        "block_size"};
+                                        "block_size", "request_id", "session_id", "wait_for",
+                                        "delay", "tool_wait_ms"};
 #define MC_N_FIELDS (sizeof mc_fields / sizeof mc_fields[0])
 
 /* 0, or -1 with err at path:line naming the first duplicated field. One
@@ -727,7 +849,7 @@ static int check_duplicates(const cJSON *obj, const char *path, long long line, 
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
         for (unsigned i = 0; i < MC_N_FIELDS; i++) {
-            /* The names differ in their first byte: most pairs end there. */
+            /* Most names differ in their first byte: most pairs end there. */
             if (!it->string || it->string[0] != mc_fields[i][0] ||
                 strcmp(it->string, mc_fields[i]) != 0)
                 continue;
@@ -755,7 +877,8 @@ static int mc_record(mc_state_t *s, const cJSON *obj, const char *text, trace_re
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
         get_block_size(obj, &bs, path, line, err) != 0 ||
-        get_blocks(s, obj, text, in_tok, bs, &n, path, line, err) != 0)
+        get_blocks(s, obj, text, in_tok, bs, &n, path, line, err) != 0 ||
+        get_agentic(s, obj, out, path, line, err) != 0)
         return -1;
     s->prev_ns = ns;
     out->arrival_ns = ns;
@@ -797,7 +920,8 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
 
 const trace_source_ops_t trace_source_mooncake = {
     .name = "mooncake",
-    .help = "Mooncake JSONL: {timestamp ms, input_length, output_length, hash_ids}",
+    .help = "Mooncake JSONL: {timestamp ms, input_length, output_length, hash_ids}, optional "
+            "block_size and agentic request_id, session_id, wait_for, delay, tool_wait_ms",
     .is_generator = 0,
     .open_lines = mc_open,
     .next = mc_next,

@@ -28,6 +28,16 @@ typedef struct trace_req {
     uint32_t n_blocks;      /* == ceil(input_tok / 512) */
     const uint64_t *blocks; /* chained prefix-block ids */
     int64_t record;         /* 1-based line (file) or request number (generator) */
+    /* Agentic sessions (all 0 / NULL in other traces). key: 1-based handle
+     * of a request later records may wait on (its request_id), 0: none;
+     * session: 1-based session (its session_id), 0: none; deps: the keys
+     * of the earlier requests it waits on; wait_ns: its delay plus tool
+     * wait after the last of them finishes (unscaled). */
+    int64_t key;
+    int64_t session;
+    uint32_t n_deps;
+    const int64_t *deps;
+    sim_time_t wait_ns;
 } trace_req_t;
 
 /* A length distribution for a generator, in tokens. */
@@ -107,9 +117,29 @@ typedef struct trace trace_t;
  * Returns NULL and fills err on error. Caller frees with trace_close. */
 trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err);
 /* Next request, with speed and limit applied. A source that ends before
- * its first request is an error: "PATH: no requests (...)". */
+ * its first request is an error: "PATH: no requests (...)". The limit
+ * counts the records read, dependent ones included. */
 int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err);
 void trace_close(trace_t *t);
+
+/* Dependencies, for a replay that reports completions. After
+ * trace_hold_deps, trace_next yields only requests that wait on none (in
+ * record order); one that waits (n_deps > 0) is held until trace_done
+ * has been called for each key it waits on, then released at the latest
+ * of their finishes plus its wait_ns / speed, and handed out by
+ * trace_released in release order (a request whose dependencies all
+ * finished before it was read is released at once). Without
+ * trace_hold_deps every request comes from trace_next, in record order
+ * at its own timestamp (trace stats, cache, gen). Held requests and the
+ * finish time of every key are kept: memory grows with the keyed
+ * records, 16 bytes each, and with the held ones. */
+void trace_hold_deps(trace_t *t);
+/* The request of key (> 0) finished at finish_ns. Expected O(its waiters). */
+void trace_done(trace_t *t, int64_t key, sim_time_t finish_ns);
+/* The next released request into *out (its arrival_ns the release time,
+ * blocks valid until the next call): TRACE_OK, or TRACE_END when none is
+ * released now (more may be after a later trace_done). */
+int trace_released(trace_t *t, trace_req_t *out);
 
 /* `trace stats`: stream the source and print a JSON object with requests,
  * span_s, mean_input, mean_output and more to out. 0 or -1 (err filled). */

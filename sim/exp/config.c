@@ -86,7 +86,7 @@ static const field_t fields[] = {
        "Mooncake files: tokens per hash id, a divisor of 512 (a record's own block_size field "
        "wins); re-blocked exactly to the pool's 512-token blocks"),
     FN("trace.generator.kind", trace.generator.kind, "", generator_names,
-       "synthetic generator instead of a file (kimi, arxiv, leval, longctx); empty = none; each reads only some trace.generator keys (listed at the end)"),
+       "synthetic generator instead of a file (kimi, arxiv, leval, longctx, agentic); empty = none; each reads only some trace.generator keys (listed at the end)"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
        "requests to generate"),
     FD("trace.generator.rate_rps", trace.generator.rate_rps, 1e-6, 1e6, "3.5",
