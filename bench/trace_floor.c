@@ -1,6 +1,6 @@
-/* bench/trace_floor.c: the floor of any trace replay, timed: CPU seconds
- * of trace_bench_floor (decompress a Mooncake trace, split it into lines,
- * parse each with cJSON and read the fields a replay needs, nothing else).
+/* bench/trace_floor.c: the physical floor of any trace replay, timed: CPU
+ * seconds of trace_bench_floor (decompress a Mooncake trace, split it into
+ * lines and scan the integers of each, nothing else).
  * make bench times the simulator's replay of the same trace against it.
  * Prints "trace_floor: LINES lines, CPU_S s cpu"; exit 2 on a bad trace. */
 #include <stdio.h>

@@ -8,7 +8,10 @@
  * mooncake, the same requests (see check_gen for a known finding). Every request a reader yields must satisfy trace_req_t's
  * contract (lengths in range, one block id per 512 tokens, arrivals from
  * 0 and never going back); anything else is an error with a message,
- * never a crash, a leak or UB. Seeds (fuzz/corpus/trace): the first lines
+ * never a crash, a leak or UB. The Mooncake reader's typed scanner has
+ * the cJSON reader as its oracle (trace_mooncake_oracle): on every input,
+ * read as mooncake both ways, the same requests and the same end, an
+ * error with the same message (check_oracle). Seeds (fuzz/corpus/trace): the first lines
  * of the Mooncake traces (kvcache-ai/Mooncake, Apache-2.0) and of the
  * Azure LLM inference traces (Azure/AzurePublicDataset, CC-BY 4.0: Patel
  * et al., "Splitwise", ISCA 2024). */
@@ -21,6 +24,7 @@
 
 #include <zstd.h>
 
+#include "traces/lines.h"
 #include "traces/trace.h"
 
 static const char *const formats[] = {"auto", "mooncake", "azure"};
@@ -53,6 +57,7 @@ typedef struct digest {
     int rc; /* -2: trace_open failed, else trace_next's last */
     int64_t n;
     uint64_t h;
+    char msg[SIM_ERR_LEN]; /* the error, when rc is TRACE_ERR or -2 */
 } digest_t;
 
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * UINT64_C(0x100000001b3); }
@@ -65,8 +70,10 @@ static void read_all(const char *path, digest_t out[3])
         trace_open_args_t a = {.path = path, .format = formats[f], .speed = 1};
         sim_err_t err;
         trace_t *t = trace_open(&a, &err);
-        if (!t)
+        if (!t) {
+            snprintf(d->msg, sizeof d->msg, "%s", err.msg);
             continue;
+        }
         trace_req_t r;
         sim_time_t prev = 0;
         while ((d->rc = trace_next(t, &r, &err)) == TRACE_OK) {
@@ -79,6 +86,8 @@ static void read_all(const char *path, digest_t out[3])
         }
         if (d->rc == TRACE_ERR && !err.msg[0])
             fuzz_fail("an error without a message", formats[f]);
+        if (d->rc == TRACE_ERR)
+            snprintf(d->msg, sizeof d->msg, "%s", err.msg);
         trace_close(t);
     }
 }
@@ -133,11 +142,32 @@ static void check_gen(const char *path)
     trace_close(t2);
 }
 
+/* The typed scanner against its oracle, the cJSON reader, on path read
+ * as auto and mooncake (plain[0..1], read the default way): the same requests (the
+ * digests) and the same end, an error with the same message. */
+static void check_oracle(const char *path, const digest_t plain[3])
+{
+    digest_t o[3];
+    trace_mooncake_oracle(1);
+    read_all(path, o);
+    trace_mooncake_oracle(0);
+    for (int f = 0; f < 2; f++) /* auto and mooncake */
+        if (o[f].rc != plain[f].rc || o[f].n != plain[f].n || o[f].h != plain[f].h ||
+            strcmp(o[f].msg, plain[f].msg) != 0) {
+            char d[2 * SIM_ERR_LEN + 160];
+            snprintf(d, sizeof d, "format %s: scanner rc %d, %lld requests, \"%s\"; cJSON rc %d, "
+                     "%lld requests, \"%s\"", formats[f], plain[f].rc, (long long)plain[f].n,
+                     plain[f].msg, o[f].rc, (long long)o[f].n, o[f].msg);
+            fuzz_fail("the typed scanner reads differently from the cJSON reader", d);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     digest_t plain[3], zst[3];
     const char *path = fuzz_write("trace", data, size);
     read_all(path, plain);
+    check_oracle(path, plain);
     if (plain[0].rc == TRACE_END && plain[0].n > 0)
         check_gen(path);
 

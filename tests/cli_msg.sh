@@ -95,7 +95,7 @@ printf '{%s, "hash_ids": [1.0000000000000000001, 2]}\n' "$REC" >"$T/tiny.jsonl"
 expect 2 "tiny.jsonl:1: hash_ids[0] must be an integer (got 1.0000000000000000001)" "$BIN" trace stats "$T/tiny.jsonl"
 printf '{%s, "hash_ids": [1.5e1, 100e-2]}\n' "$REC" >"$T/exp.jsonl"
 expect 0 '"unique_blocks": 2' "$BIN" trace stats "$T/exp.jsonl"
-printf '{%s, "hash_ids": [1, 9007199254740992]}\n' "$REC" >"$T/big.jsonl"
+printf '{%s, "hash_ids": [1, 18446744073709551616]}\n' "$REC" >"$T/big.jsonl"
 expect 2 "big.jsonl:1: hash_ids[1] is too large" "$BIN" trace stats "$T/big.jsonl"
 
 echo "cli_msg: $pass passed, $fail failed"

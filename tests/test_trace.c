@@ -403,14 +403,30 @@ static const struct {
      "hash_ids[1] is negative"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0.5, 1]}",
      "hash_ids[0] must be an integer"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, \"1\"]}",
-     "hash_ids[1] must be an integer"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, null]}",
+     "hash_ids[1] must be an integer or a string"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, \"\"]}",
+     "hash_ids[1] is an empty string"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [\"a]\", "
+     "4503599627370496.5]}", "hash_ids[1] must be an integer (got 4503599627370496.5)"},
     {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 1e17]}",
      "hash_ids[1] is too large"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 9007199254740993]}",
-     "hash_ids[1] is too large (9007199254740992 >= 2^53)"},
-    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992, 1]}",
-     "hash_ids[0] is too large"},
+    /* At 2^53 and past, an id is read from its digits (a double no
+     * longer holds every integer): another form is refused. */
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [0, 18446744073709551616]}",
+     "hash_ids[1] is too large (18446744073709551616 >= 2^64)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [9007199254740992.0, 1]}",
+     "hash_ids[0] is too large for its form (9007199254740992 >= 2^53"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 3, "
+     "\"hash_ids\": [0]}", "field 'block_size' must divide the pool's block of 512 tokens (got 3)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 1024, "
+     "\"hash_ids\": [0]}", "field 'block_size' must divide the pool's block of 512 tokens (got 1024)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": \"16\", "
+     "\"hash_ids\": [0]}", "field 'block_size' must be a number"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 16, "
+     "\"hash_ids\": [0, 1]}", "hash_ids has 2 ids, expected 38 = ceil(input_length 600 / 16)"},
+    {"{\"timestamp\": 3, \"input_length\": 600, \"output_length\": 1, \"block_size\": 16, "
+     "\"block_size\": 16, \"hash_ids\": [0, 1]}", "duplicate field 'block_size'"},
     /* cJSON keeps duplicates and finds the first: another parser would
      * read the last, so a duplicate of a field the reader takes is an
      * error, as in configs */
@@ -457,6 +473,106 @@ START_TEST(test_mooncake_errors)
     ck_assert_int_eq(trace_next(t, &r, &err2), TRACE_ERR);
     ck_assert_str_eq(err2.msg, err.msg);
     trace_close(t);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
+/* The typed scanner against its oracle, the cJSON reader
+ * (trace_mooncake_oracle): on lines inside and outside the scanner's
+ * subset, valid and not, the same records and the same error message. */
+static const char *const oracle_lines[] = {
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"hash_ids\": [7, 8], \"output_length\": 3, \"input_length\": 600, \"timestamp\": 5}",
+    "\t{ \"timestamp\" :5 ,\"input_length\":600,\"output_length\":3,\"hash_ids\":[ 7 ,8 ] }  ",
+    "\001{\"timestamp\": 5,\002\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}\037",
+    "{\"timestamp\": 5, \"x\": {\"a\": [1, -2.5e+3, true, false, null, \"s\", {}], \"b\": []}, "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], \"y\": \"\xc3\xa9\"}",
+    "{\"timestamp\": 5.5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.123456000, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.1234567, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5e0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 05, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": -0, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5.00000000000000000000000000000000000000000000000000000000000000001, "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600.0, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 6e2, \"output_length\": 03, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7.0, 8e0]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [07, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": []}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9007199254740991]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9007199254740992]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 12345678901234567]}",
+    "{\"time\\u0073tamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"s\": \"a\\\"b\\n\", \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]} x",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8],}",
+    "{\"timestamp\": 5, \"t\": truex, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"t\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]], "
+    "\"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "\xef\xbb\xbf{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"timestamp\": 6, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 1, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 16777217, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 1048577, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 9200000000001, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"a\", \"b\\u0063\"]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"a\", 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [\"\", 8]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 18446744073709551615]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 18446744073709551616]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 9223372036854775808]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 16, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 16.0, \"hash_ids\": [7, 8, 9]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 24, \"hash_ids\": [7, 8]}",
+    "{\"timestamp\": 5, \"input_length\": 40, \"output_length\": 3, \"block_size\": 0, \"hash_ids\": [7]}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], "
+    "\"request_id\": \"a\", \"session_id\": 4}",
+    "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 3, \"hash_ids\": [7, 8], "
+    "\"wait_for\": [\"a\"], \"delay\": 1.5, \"tool_wait_ms\": 2}",
+    "{}",
+    "[]",
+};
+
+/* Digest of a whole read of path as mooncake: records, end and message. */
+static uint64_t oracle_digest(const char *path, int oracle, char *msg, size_t cap)
+{
+    trace_mooncake_oracle(oracle);
+    sim_err_t err = {{0}, 0};
+    trace_t *t = open_file(path, "mooncake", &err);
+    trace_mooncake_oracle(0);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    uint64_t h = 1469598103934665603u;
+    trace_req_t r;
+    int rc;
+    while ((rc = trace_next(t, &r, &err)) == TRACE_OK) {
+        uint64_t v[4] = {(uint64_t)r.arrival_ns, (uint64_t)r.input_tok, (uint64_t)r.output_tok,
+                         (uint64_t)r.record};
+        for (int i = 0; i < 4; i++)
+            h = (h ^ v[i]) * 1099511628211u;
+        for (uint32_t i = 0; i < r.n_blocks; i++)
+            h = (h ^ r.blocks[i]) * 1099511628211u;
+    }
+    snprintf(msg, cap, "%d %s", rc, rc == TRACE_ERR ? err.msg : "");
+    trace_close(t);
+    return h;
+}
+
+START_TEST(test_mooncake_scanner_oracle)
+{
+    size_t live = sim_alloc_live_count();
+    char text[2048], path[512], m1[SIM_ERR_LEN + 8], m2[SIM_ERR_LEN + 8];
+    snprintf(text, sizeof text,
+             "{\"timestamp\": 2, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [0]}\n"
+             "%s\n"
+             "{\"timestamp\": 9, \"input_length\": 1, \"output_length\": 1, \"hash_ids\": [2]}\n",
+             oracle_lines[_i]);
+    write_text(path, sizeof path, "oracle.jsonl", text);
+    uint64_t h1 = oracle_digest(path, 0, m1, sizeof m1);
+    uint64_t h2 = oracle_digest(path, 1, m2, sizeof m2);
+    ck_assert_msg(h1 == h2, "line %d: the scanner's records differ from cJSON's", _i);
+    ck_assert_str_eq(m1, m2);
     ck_assert_uint_eq(sim_alloc_live_count(), live);
 }
 END_TEST
@@ -756,11 +872,11 @@ START_TEST(test_detect_and_registry)
 
     ck_assert_ptr_null(open_file(path, "parquet", &err));
     ck_assert_str_eq(err.msg,
-                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi, arxiv, leval, longctx)");
+                     "$.trace.format: unknown trace format 'parquet' (valid: auto, mooncake, azure, kimi, arxiv, leval, longctx, agentic)");
     trace_gen_params_t g = {.kind = "poisson-chat"};
     trace_open_args_t a = {.gen = &g, .speed = 1};
     ck_assert_ptr_null(trace_open(&a, &err));
-    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi, arxiv, leval, longctx)");
+    ck_assert_str_eq(err.msg, "$.trace.generator.kind: unknown generator 'poisson-chat' (valid: kimi, arxiv, leval, longctx, agentic)");
     g.kind[0] = '\0';
     ck_assert_ptr_null(trace_open(&a, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "$.trace"));
@@ -769,7 +885,7 @@ START_TEST(test_detect_and_registry)
     trace_source_names(names, sizeof names, 0);
     ck_assert_str_eq(names, "mooncake, azure");
     trace_source_names(names, sizeof names, 1);
-    ck_assert_str_eq(names, "kimi, arxiv, leval, longctx");
+    ck_assert_str_eq(names, "kimi, arxiv, leval, longctx, agentic");
     trace_source_names(names, 12, 0); /* "mooncake, azure" does not fit */
     ck_assert_str_eq(names, "mooncake");
     trace_source_names(names, 3, 0);
@@ -1358,6 +1474,8 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_json_arena);
     tcase_add_test(tc, test_mooncake_good_plain_zstd);
     tcase_add_test(tc, test_mooncake_exact_timestamps);
+    tcase_add_loop_test(tc, test_mooncake_scanner_oracle, 0,
+                        (int)(sizeof oracle_lines / sizeof oracle_lines[0]));
     tcase_add_loop_test(tc, test_mooncake_errors, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, test_zstd_truncated);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/core/hmap.h"
 #include "sim/core/util.h"
 #include "traces/trace.h"
 
@@ -81,6 +82,34 @@ void trace_json_release(trace_json_arena_t *a, struct cJSON *obj);
 int trace_json_too_deep(const char *text, const char *end);
 void trace_json_arena_free(trace_json_arena_t *a);
 
+/* ---- dense ids (idmap.c) ----
+ * Hash ids a block id cannot be as written (integers at or past 2^53,
+ * strings) are mapped to TRACE_MAPPED_ID_BASE + a dense counter, in order
+ * of first appearance, so they never meet an id below 2^53 taken as is.
+ * A zeroed struct is an empty map. 0, or -1 when 2^32 - 1 ids are mapped
+ * already. Expected O(1) (O(len) for a string). */
+#define TRACE_MAPPED_ID_BASE (UINT64_C(1) << 53)
+struct trace_idmap_str;
+typedef struct trace_idmap {
+    sim_hmap_t ints;              /* integer id -> dense index */
+    sim_hmap_t strs;              /* hash of a string -> its first entry + 1 */
+    struct trace_idmap_str *str;  /* the distinct strings */
+    size_t n_str, str_cap;
+    char *pool;                   /* their bytes */
+    size_t pool_len, pool_cap;
+    uint32_t n;                   /* ids mapped */
+} trace_idmap_t;
+
+int trace_idmap_int(trace_idmap_t *m, uint64_t v, uint64_t *id);
+int trace_idmap_str(trace_idmap_t *m, const char *s, size_t len, uint64_t *id);
+void trace_idmap_free(trace_idmap_t *m);
+
+/* Readers of the "mooncake" source opened after trace_mooncake_oracle(1)
+ * on the calling thread parse every record with cJSON, bypassing the
+ * typed scanner (the fuzzers' oracle: both must yield the same records
+ * and errors); 0 restores the default. */
+void trace_mooncake_oracle(int on);
+
 /* The built-in sources, each defined in its own file. */
 extern const trace_source_ops_t trace_source_mooncake; /* mooncake.c */
 extern const trace_source_ops_t trace_source_azure;    /* azure.c */
@@ -88,5 +117,6 @@ extern const trace_source_ops_t trace_source_kimi;     /* gen_kimi.c */
 extern const trace_source_ops_t trace_source_arxiv;    /* gen_datasets.c */
 extern const trace_source_ops_t trace_source_leval;    /* gen_datasets.c */
 extern const trace_source_ops_t trace_source_longctx;  /* gen_datasets.c */
+extern const trace_source_ops_t trace_source_agentic;  /* gen_agentic.c */
 
 #endif

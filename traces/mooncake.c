@@ -1,6 +1,8 @@
 /* traces/mooncake.c: the "mooncake" source, Mooncake FAST'25 JSONL records
  * ({"timestamp": ms, "input_length", "output_length", "hash_ids": [...]}),
- * one per line, parsed with cJSON. Invariant: every record yielded is
+ * one per line: read by a typed scanner where the record is plain and
+ * valid, else parsed with cJSON, which gives the located error or reads
+ * the unusual form (both yield the same record). Invariant: every record yielded is
  * valid (lengths in range, ceil(input/512) ids, timestamps non-decreasing,
  * no field given twice); a timestamp written as a plain decimal is read
  * exactly to the ns from its text (cJSON holds only a double);
@@ -18,13 +20,38 @@
 #define MC_MAX_TS_MS 9.2e12
 #define MC_MAX_TS_MS_INT INT64_C(9200000000000)
 
+/* One hash id as the record writes it: an integer, or a string (str
+ * borrowed from the line or from cJSON's value until the record is done). */
+typedef struct mc_id {
+    const char *str; /* NULL: the integer v */
+    size_t len;
+    uint64_t v;
+} mc_id_t;
+
 typedef struct mc_state {
     trace_lines_t *lines;
-    uint64_t *blocks;
+    uint64_t *blocks;         /* the record's 512-token block ids */
     size_t blocks_cap;
+    mc_id_t *ids;             /* the record's hash ids, one per block_size tokens */
+    size_t ids_cap;
+    int64_t block_tok;        /* the file's block size (trace.block_size) */
+    trace_idmap_t map;        /* ids past 2^53 and strings, to dense ids */
+    trace_idmap_t reqs;       /* request_id -> key */
+    trace_idmap_t sessions;   /* session_id -> session */
+    int64_t *deps;            /* the record's wait_for keys */
+    size_t deps_cap;
     sim_time_t prev_ns;
     trace_json_arena_t arena; /* the current record's parsed values */
+    int oracle;               /* every record through cJSON (fuzzing's oracle) */
 } mc_state_t;
+
+/* trace_mooncake_oracle's setting, taken by each reader at its open. */
+static _Thread_local int oracle_on;
+
+void trace_mooncake_oracle(int on)
+{
+    oracle_on = on;
+}
 
 static void mc_close(void *state)
 {
@@ -33,16 +60,35 @@ static void mc_close(void *state)
         return;
     trace_lines_close(s->lines);
     trace_json_arena_free(&s->arena);
+    trace_idmap_free(&s->map);
+    trace_idmap_free(&s->reqs);
+    trace_idmap_free(&s->sessions);
+    sim_free(s->deps);
     sim_free(s->blocks);
+    sim_free(s->ids);
     sim_free(s);
+}
+
+/* 1 when tok is a block size the reader re-blocks exactly: a divisor of
+ * TRACE_BLOCK_TOK (a pool block is then a whole number of trace blocks). */
+static int block_size_ok(int64_t tok)
+{
+    return tok >= 1 && tok <= TRACE_BLOCK_TOK && TRACE_BLOCK_TOK % tok == 0;
 }
 
 static void *mc_open(const trace_open_args_t *args, trace_lines_t *lines, sim_err_t *err)
 {
-    (void)args;
-    (void)err;
+    int64_t bs = args->block_tok ? args->block_tok : TRACE_BLOCK_TOK;
+    if (!block_size_ok(bs)) {
+        sim_errf(err, "$.trace.block_size: must divide the pool's block of %d tokens (got %lld)",
+                 (int)TRACE_BLOCK_TOK, (long long)bs);
+        trace_lines_close(lines);
+        return NULL;
+    }
     mc_state_t *s = sim_xcalloc(1, sizeof *s, "mooncake");
     s->lines = lines;
+    s->block_tok = bs;
+    s->oracle = oracle_on;
     return s;
 }
 
@@ -207,10 +253,31 @@ static int get_timestamp(const cJSON *obj, const char *text, sim_time_t prev_ns,
     return 0;
 }
 
-/* One hash id as a block id into *v: a non-negative integer below 2^53
- * (n is its index, for messages). 0, or -1 with err at path:line. */
-static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long long line,
-                  sim_err_t *err)
+/* An unsigned decimal literal of plain digits at p (no sign, fraction or
+ * exponent, up to a delimiter) into *v: 1; 0 for another form; -1 past
+ * 2^64 - 1. */
+static int plain_uint(const char *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    const char *s = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    if (p == s || *p == '.' || *p == 'e' || *p == 'E')
+        return 0;
+    *v = x;
+    return 1;
+}
+
+/* One integer hash id (lit: its text, or NULL) into *v: a non-negative
+ * integer below 2^64, one at or past 2^53 written as plain digits (a
+ * double no longer holds every integer there: its text is read). n is
+ * its index, for messages. 0, or -1 with err at path:line. */
+static int get_id(const cJSON *id, const char *lit, size_t n, uint64_t *v, const char *path,
+                  long long line, sim_err_t *err)
 {
     /* The usual case first, without floor() (a library call): in range,
      * the id converts to an integer and back unchanged exactly when it is
@@ -222,17 +289,21 @@ static int get_id(const cJSON *id, size_t n, uint64_t *v, const char *path, long
         *v = (uint64_t)(int64_t)d;
         return 0;
     }
-    if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble))
+    if (!cJSON_IsNumber(id))
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer or a string", path, line,
+                        n);
+    if (id->valuedouble != floor(id->valuedouble))
         return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer", path, line, n);
     if (id->valuedouble < 0)
         return sim_errf(err, "%s:%lld: hash_ids[%zu] is negative (%.15g)", path, line, n,
                         id->valuedouble);
-    /* At 2^53 and above a double no longer holds every integer: 2^53 + 1
-     * arrives as 2^53, so two different ids would become one. */
-    if (id->valuedouble >= MC_MAX_EXACT)
-        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.17g >= 2^53)", path, line, n,
-                        id->valuedouble);
-    *v = (uint64_t)id->valuedouble;
+    int how = lit ? plain_uint(lit, v) : 0;
+    if (how < 0)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large (%.*s >= 2^64)", path, line, n,
+                        (int)SIM_MIN(skip_value(lit) - lit, 40), lit);
+    if (how == 0)
+        return sim_errf(err, "%s:%lld: hash_ids[%zu] is too large for its form (%.17g >= 2^53: "
+                        "write such an id as plain digits)", path, line, n, id->valuedouble);
     return 0;
 }
 
@@ -271,19 +342,15 @@ static int literal_integral(const char *p)
 /* The index of the first element of the array whose text starts at p
  * that is a number with a fraction or an exponent making it no integer,
  * its literal into *lit; -1 when there is none before the first element
- * that is not a number (get_id refuses that one first). One strcspn
- * over the ids when none has a '.', 'e' or 'E'. */
+ * that is neither a number nor a string (get_id refuses that one first).
+ * The cJSON path's (the scanner refuses such a literal itself). */
 static long first_fraction(const char *p, const char **lit)
 {
     if (!p || *p != '[')
         return -1;
-    /* Up to the first ']': the ids, or a first non-number's text. */
-    const char *q = p + strcspn(p, ".eE]");
-    if (*q == ']' || !*q)
-        return -1;
     p = skip_ws(p + 1);
-    for (long i = 0; *p == '-' || (*p >= '0' && *p <= '9'); i++) {
-        if (!literal_integral(p)) {
+    for (long i = 0; *p == '-' || (*p >= '0' && *p <= '9') || *p == '"'; i++) {
+        if (*p != '"' && !literal_integral(p)) {
             *lit = p;
             return i;
         }
@@ -295,12 +362,58 @@ static long first_fraction(const char *p, const char **lit)
     return -1;
 }
 
-/* The record's "hash_ids" (parsed from text) into s->blocks, *n_out of
- * them: an array of exactly ceil(in_tok / TRACE_BLOCK_TOK) valid ids
- * (every id is checked before the count; each judged an integer on its
- * text). 0, or -1 with err at path:line. */
+/* The record's n hash ids (s->ids, one per bs tokens of in_tok) as
+ * 512-token block ids into s->blocks: block k is named by the last trace
+ * block it contains (exact for chained hashes; a partial last block by
+ * the last id), mapped to a dense id where it is a string or past 2^53.
+ * Only the ids that name a block are mapped. 0, or -1 when the map is
+ * full. */
+static int reblock(mc_state_t *s, size_t n, int64_t in_tok, int64_t bs)
+{
+    size_t nb = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    size_t r = (size_t)(TRACE_BLOCK_TOK / bs);
+    sim_grow((void **)&s->blocks, &s->blocks_cap, nb, sizeof *s->blocks, "mooncake.blocks");
+    for (size_t k = 0; k < nb; k++) {
+        const mc_id_t *id = &s->ids[SIM_MIN((k + 1) * r, n) - 1];
+        if (id->str) {
+            if (trace_idmap_str(&s->map, id->str, id->len, &s->blocks[k]) != 0)
+                return -1;
+        } else if (id->v >= TRACE_MAPPED_ID_BASE) {
+            if (trace_idmap_int(&s->map, id->v, &s->blocks[k]) != 0)
+                return -1;
+        } else {
+            s->blocks[k] = id->v;
+        }
+    }
+    return 0;
+}
+
+/* The record's "block_size" (tokens per hash id) into *bs when present:
+ * an integer dividing TRACE_BLOCK_TOK. 0, or -1 with err at path:line. */
+static int get_block_size(const cJSON *obj, int64_t *bs, const char *path, long long line,
+                          sim_err_t *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "block_size");
+    if (!it)
+        return 0;
+    if (!cJSON_IsNumber(it))
+        return sim_errf(err, "%s:%lld: field 'block_size' must be a number", path, line);
+    double d = it->valuedouble;
+    if (d != floor(d) || !(d >= 1 && d <= TRACE_BLOCK_TOK) || !block_size_ok((int64_t)d))
+        return sim_errf(err, "%s:%lld: field 'block_size' must divide the pool's block of %d "
+                        "tokens (got %.15g)", path, line, (int)TRACE_BLOCK_TOK, d);
+    *bs = (int64_t)d;
+    return 0;
+}
+
+/* The record's "hash_ids" (parsed from text) into s->blocks, *n_out
+ * 512-token blocks: an array of exactly ceil(in_tok / bs) valid ids,
+ * integers or non-empty strings (every id is checked before the count;
+ * each integer judged on its text), re-blocked. 0, or -1 with err at
+ * path:line. */
 static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t in_tok,
-                      uint32_t *n_out, const char *path, long long line, sim_err_t *err)
+                      int64_t bs, uint32_t *n_out, const char *path, long long line,
+                      sim_err_t *err)
 {
     const cJSON *ids = NULL;
     int k = 0;
@@ -311,38 +424,421 @@ static int get_blocks(mc_state_t *s, const cJSON *obj, const char *text, int64_t
         return sim_errf(err, "%s:%lld: missing field 'hash_ids'", path, line);
     if (!cJSON_IsArray(ids))
         return sim_errf(err, "%s:%lld: field 'hash_ids' must be an array", path, line);
-    const char *lit = NULL;
-    long bad = first_fraction(member_text(text, k - 1), &lit);
-    size_t want = (size_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    const char *lit = NULL, *arr = member_text(text, k - 1);
+    long bad = first_fraction(arr, &lit);
+    /* Each element's own text, walked beside cJSON's values. */
+    const char *el = arr && *arr == '[' ? skip_ws(arr + 1) : NULL;
+    size_t want = (size_t)((in_tok + bs - 1) / bs);
     size_t n = 0;
     const cJSON *id;
     cJSON_ArrayForEach(id, ids) {
-        uint64_t v = 0;
         if (bad >= 0 && n == (size_t)bad)
             return sim_errf(err, "%s:%lld: hash_ids[%zu] must be an integer (got %.*s)", path,
                             line, n, (int)SIM_MIN(skip_value(lit) - lit, 40), lit);
-        if (get_id(id, n, &v, path, line, err) != 0)
+        sim_grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids, "mooncake.ids");
+        mc_id_t *x = &s->ids[n];
+        *x = (mc_id_t){0};
+        if (cJSON_IsString(id)) {
+            x->str = id->valuestring;
+            x->len = strlen(id->valuestring);
+            if (x->len == 0)
+                return sim_errf(err, "%s:%lld: hash_ids[%zu] is an empty string", path, line, n);
+        } else if (get_id(id, el, n, &x->v, path, line, err) != 0) {
             return -1;
-        if (n < want) {
-            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
-                     "mooncake.blocks");
-            s->blocks[n] = v;
+        }
+        if (el) {
+            el = skip_ws(skip_value(el));
+            el = *el == ',' ? skip_ws(el + 1) : NULL;
         }
         n++;
     }
     if (n != want)
         return sim_errf(err,
-                        "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %d)",
-                        path, line, n, want, (long long)in_tok, (int)TRACE_BLOCK_TOK);
-    *n_out = (uint32_t)n;
+                        "%s:%lld: hash_ids has %zu ids, expected %zu = ceil(input_length %lld / %lld)",
+                        path, line, n, want, (long long)in_tok, (long long)bs);
+    if (reblock(s, n, in_tok, bs) != 0)
+        return sim_errf(err, "%s:%lld: more than %u distinct hash ids past 2^53 or strings", path,
+                        line, (unsigned)UINT32_MAX - 1);
+    *n_out = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     return 0;
+}
+
+/* ---- agentic sessions ----
+ * The fields of agentic Mooncake rows (NVIDIA Dynamo's): request_id (a
+ * string or an integer: what later rows wait on), session_id, wait_for
+ * (the request_ids of earlier rows this one waits on), delay and
+ * tool_wait_ms (ms after the last of them finishes). Read on the cJSON
+ * path only (the scanner leaves a row holding any of them). */
+
+/* A request or session id (a non-empty string, or an integer in
+ * [0, 2^53)) through map m into *key (1-based, dense). insert: 1 when it
+ * must be new (a row's own request_id), 0 when it must be known (a
+ * wait_for entry), -1 either. what names it in messages. 0, or -1 with
+ * err at path:line. */
+static int get_key(trace_idmap_t *m, const cJSON *it, int insert, const char *what,
+                   int64_t *key, const char *path, long long line, sim_err_t *err)
+{
+    uint32_t before = m->n;
+    uint64_t id;
+    int rc;
+    char txt[48];
+    if (cJSON_IsString(it) && it->valuestring[0]) {
+        rc = trace_idmap_str(m, it->valuestring, strlen(it->valuestring), &id);
+        snprintf(txt, sizeof txt, "'%.40s'", it->valuestring);
+    } else if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble < MC_MAX_EXACT &&
+               it->valuedouble == floor(it->valuedouble)) {
+        rc = trace_idmap_int(m, (uint64_t)it->valuedouble, &id);
+        snprintf(txt, sizeof txt, "%.15g", it->valuedouble);
+    } else {
+        return sim_errf(err, "%s:%lld: %s must be a non-empty string or an integer in [0, 2^53)",
+                        path, line, what);
+    }
+    if (rc != 0)
+        return sim_errf(err, "%s:%lld: more than %u distinct ids", path, line,
+                        (unsigned)UINT32_MAX - 1);
+    int fresh = m->n != before;
+    if (insert == 1 && !fresh)
+        return sim_errf(err, "%s:%lld: %s %s repeats an earlier row's", path, line, what, txt);
+    if (insert == 0 && fresh)
+        return sim_errf(err, "%s:%lld: %s %s is no earlier row's request_id", path, line, what,
+                        txt);
+    *key = (int64_t)(id - TRACE_MAPPED_ID_BASE) + 1;
+    return 0;
+}
+
+/* A duration field in ms (absent: 0) added to *ns: a number in
+ * [0, MC_MAX_TS_MS]. 0, or -1 with err at path:line. */
+static int get_wait(const cJSON *obj, const char *name, sim_time_t *ns, const char *path,
+                    long long line, sim_err_t *err)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!it)
+        return 0;
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= MC_MAX_TS_MS))
+        return sim_errf(err, "%s:%lld: field '%s' must be a number of ms in [0, %.3g]", path,
+                        line, name, MC_MAX_TS_MS);
+    *ns += (sim_time_t)llround(it->valuedouble * 1e6);
+    return *ns <= MC_MAX_TS_MS_INT * SIM_NS_PER_MS ? 0
+           : sim_errf(err, "%s:%lld: delay plus tool_wait_ms is absurd", path, line);
+}
+
+/* The agentic fields of a record into out (deps borrowed from s). 0, or
+ * -1 with err at path:line. wait_for is resolved before the row's own
+ * request_id is taken, so a row cannot wait on itself. */
+static int get_agentic(mc_state_t *s, const cJSON *obj, trace_req_t *out, const char *path,
+                       long long line, sim_err_t *err)
+{
+    out->key = out->session = 0;
+    out->n_deps = 0;
+    out->deps = NULL;
+    out->wait_ns = 0;
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(obj, "wait_for");
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(obj, "request_id");
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(obj, "session_id");
+    if (w && !cJSON_IsArray(w))
+        return sim_errf(err, "%s:%lld: field 'wait_for' must be an array of request_ids", path,
+                        line);
+    size_t n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, w) {
+        char what[40];
+        snprintf(what, sizeof what, "wait_for[%zu]", n);
+        sim_grow((void **)&s->deps, &s->deps_cap, n + 1, sizeof *s->deps, "mooncake.deps");
+        if (get_key(&s->reqs, it, 0, what, &s->deps[n], path, line, err) != 0)
+            return -1;
+        n++;
+    }
+    if (get_wait(obj, "delay", &out->wait_ns, path, line, err) != 0 ||
+        get_wait(obj, "tool_wait_ms", &out->wait_ns, path, line, err) != 0)
+        return -1;
+    if (rid && get_key(&s->reqs, rid, 1, "request_id", &out->key, path, line, err) != 0)
+        return -1;
+    if (sid && get_key(&s->sessions, sid, -1, "session_id", &out->session, path, line, err) != 0)
+        return -1;
+    out->n_deps = (uint32_t)n;
+    out->deps = n ? s->deps : NULL;
+    return 0;
+}
+
+/* ---- the typed scanner ----
+ * The usual record read without a tree: one pass over the line that
+ * accepts only a strict subset of what cJSON accepts (plain strings
+ * without escapes, numbers of JSON's own grammar and at most
+ * SCAN_MAX_NUM bytes, nesting up to SCAN_MAX_DEPTH) and yields a record
+ * only when every check of mc_record passes. Anything else (an error, a
+ * duplicate field, a fraction in a length, an escape in a key) is left to
+ * the cJSON path, which reads it with the located messages: so a record
+ * comes out identical either way, and an error reads identically. */
+
+/* cJSON 1.7.15 reads at most 63 bytes of a number literal; longer ones
+ * take the cJSON path, whatever it makes of them. */
+#define SCAN_MAX_NUM 40
+#define SCAN_MAX_DEPTH 32
+
+/* What cJSON skips between tokens (bytes 1..32; lines never hold NUL). */
+static inline const char *scan_ws(const char *p)
+{
+    while ((unsigned char)(*p - 1) < 32)
+        p++;
+    return p;
+}
+
+/* Past the plain string whose opening quote is at p, or NULL (an escape,
+ * a control byte, no closing quote). */
+static const char *scan_string(const char *p)
+{
+    for (p++;; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            return p + 1;
+        if (c < 0x20 || c == '\\')
+            return NULL;
+    }
+}
+
+/* Past the JSON number (RFC 8259 grammar, at most SCAN_MAX_NUM bytes)
+ * at p, or NULL. */
+static const char *scan_number(const char *p)
+{
+    const char *s = p;
+    p += *p == '-';
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return NULL;
+    if (*p == '.') {
+        if (!(*++p >= '0' && *p <= '9'))
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        if (!(*p >= '0' && *p <= '9'))
+            return NULL;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return p - s <= SCAN_MAX_NUM ? p : NULL;
+}
+
+/* Past the value at p (any JSON value within the scanner's subset), or
+ * NULL. */
+static const char *scan_value(const char *p, int depth)
+{
+    switch (*p) {
+    case '"':
+        return scan_string(p);
+    case '{':
+    case '[': {
+        char close = *p == '{' ? '}' : ']';
+        if (depth >= SCAN_MAX_DEPTH)
+            return NULL;
+        p = scan_ws(p + 1);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (close == '}') {
+                if (*p != '"' || !(p = scan_string(p)))
+                    return NULL;
+                p = scan_ws(p);
+                if (*p != ':')
+                    return NULL;
+                p = scan_ws(p + 1);
+            }
+            if (!(p = scan_value(p, depth + 1)))
+                return NULL;
+            p = scan_ws(p);
+            if (*p == close)
+                return p + 1;
+            if (*p != ',')
+                return NULL;
+            p = scan_ws(p + 1);
+        }
+    }
+    case 't':
+        return strncmp(p, "true", 4) == 0 ? p + 4 : NULL;
+    case 'f':
+        return strncmp(p, "false", 5) == 0 ? p + 5 : NULL;
+    case 'n':
+        return strncmp(p, "null", 4) == 0 ? p + 4 : NULL;
+    default:
+        return scan_number(p);
+    }
+}
+
+/* An unsigned integer without sign, fraction, exponent or leading zero,
+ * of at most max_digits digits, into *v; past it, or NULL. */
+static inline const char *scan_uint(const char *p, int max_digits, uint64_t *v)
+{
+    const char *s = p;
+    uint64_t x = 0;
+    if (*p == '0') {
+        *v = 0;
+        p++;
+    } else {
+        while (*p >= '0' && *p <= '9' && p - s < max_digits)
+            x = x * 10 + (uint64_t)(*p++ - '0');
+        if (p == s)
+            return NULL;
+        *v = x;
+    }
+    /* A digit, fraction or exponent after it: another form. */
+    if ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')
+        return NULL;
+    return p;
+}
+
+/* A timestamp literal DIGITS[.DIGITS] (no sign, no exponent, a fraction
+ * of at most 6 significant digits: exact_ns's TS_EXACT form) into *ns;
+ * past it, or NULL. */
+static const char *scan_timestamp(const char *p, sim_time_t *ns)
+{
+    const char *q = scan_number(p);
+    if (!q || *p == '-' || memchr(p, 'e', (size_t)(q - p)) || memchr(p, 'E', (size_t)(q - p)))
+        return NULL;
+    return exact_ns(p, ns) == TS_EXACT ? q : NULL;
+}
+
+/* The array of hash ids at p into s->ids, *n_out of them: integers in
+ * scan_uint's form below 10^19 (one past 2^53 is mapped by reblock) and
+ * non-empty plain strings; past it, or NULL. */
+static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
+{
+    size_t n = 0;
+    if (*p != '[')
+        return NULL;
+    p = scan_ws(p + 1);
+    if (*p == ']') {
+        *n_out = 0;
+        return p + 1;
+    }
+    for (;;) {
+        if (n == s->ids_cap)
+            sim_grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids, "mooncake.ids");
+        mc_id_t *x = &s->ids[n++];
+        if (*p == '"') {
+            const char *q = scan_string(p);
+            if (!q || q == p + 2)
+                return NULL;
+            *x = (mc_id_t){.str = p + 1, .len = (size_t)(q - p - 2)};
+            p = q;
+        } else {
+            x->str = NULL;
+            if (!(p = scan_uint(p, 19, &x->v)))
+                return NULL;
+        }
+        p = scan_ws(p);
+        if (*p == ']') {
+            *n_out = n;
+            return p + 1;
+        }
+        if (*p != ',')
+            return NULL;
+        p = scan_ws(p + 1);
+    }
+}
+
+/* 1 when the key of klen bytes is one of the agentic fields. */
+static int is_agentic_key(const char *key, size_t klen)
+{
+    static const char *const names[] = {"request_id", "session_id", "wait_for", "delay",
+                                        "tool_wait_ms"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == klen && memcmp(key, names[i], klen) == 0)
+            return 1;
+    return 0;
+}
+
+enum { F_TS = 1, F_IN = 2, F_OUT = 4, F_IDS = 8, F_BS = 16 };
+
+/* The record in text into *out (blocks borrowed from s) when the
+ * scanner's subset holds it and every field is valid: 1; else 0, out
+ * and s->prev_ns untouched. O(length of the line). */
+static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
+{
+    const char *p = scan_ws(text);
+    unsigned seen = 0;
+    sim_time_t ns = 0;
+    uint64_t in_tok = 0, out_tok = 0, bs = (uint64_t)s->block_tok;
+    size_t n = 0;
+    if (*p != '{')
+        return 0;
+    p = scan_ws(p + 1);
+    for (;;) {
+        if (*p != '"')
+            return 0;
+        const char *key = p + 1;
+        if (!(p = scan_string(p)))
+            return 0;
+        size_t klen = (size_t)(p - 1 - key);
+        p = scan_ws(p);
+        if (*p != ':')
+            return 0;
+        p = scan_ws(p + 1);
+        unsigned f = 0;
+        if (klen == 9 && memcmp(key, "timestamp", 9) == 0) {
+            f = F_TS;
+            p = scan_timestamp(p, &ns);
+        } else if (klen == 12 && memcmp(key, "input_length", 12) == 0) {
+            f = F_IN;
+            p = scan_uint(p, 9, &in_tok);
+        } else if (klen == 13 && memcmp(key, "output_length", 13) == 0) {
+            f = F_OUT;
+            p = scan_uint(p, 9, &out_tok);
+        } else if (klen == 10 && memcmp(key, "block_size", 10) == 0) {
+            f = F_BS;
+            p = scan_uint(p, 3, &bs);
+            if (p && !block_size_ok((int64_t)bs))
+                return 0;
+        } else if (klen == 8 && memcmp(key, "hash_ids", 8) == 0) {
+            f = F_IDS;
+            p = scan_ids(s, p, &n);
+        } else if (is_agentic_key(key, klen)) {
+            return 0; /* the cJSON path reads them */
+        } else {
+            p = scan_value(p, 1);
+        }
+        if (!p || (seen & f))
+            return 0;
+        seen |= f;
+        p = scan_ws(p);
+        if (*p == '}')
+            break;
+        if (*p != ',')
+            return 0;
+        p = scan_ws(p + 1);
+    }
+    if (*scan_ws(p + 1) != '\0' || (seen | F_BS) != (F_TS | F_IN | F_OUT | F_IDS | F_BS))
+        return 0;
+    if (in_tok < 1 || in_tok > (uint64_t)TRACE_MAX_INPUT_TOK || out_tok < 1 ||
+        out_tok > (uint64_t)TRACE_MAX_OUTPUT_TOK || ns < s->prev_ns ||
+        n != (in_tok + bs - 1) / bs || reblock(s, n, (int64_t)in_tok, (int64_t)bs) != 0)
+        return 0;
+    s->prev_ns = ns;
+    out->arrival_ns = ns;
+    out->input_tok = (int64_t)in_tok;
+    out->output_tok = (int64_t)out_tok;
+    out->n_blocks = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
+    out->blocks = s->blocks;
+    out->key = out->session = 0;
+    out->n_deps = 0;
+    out->deps = NULL;
+    out->wait_ns = 0;
+    return 1;
 }
 
 /* The fields the reader takes. cJSON keeps every duplicate and finds the
  * first, so {"input_length": 10, "input_length": 20} would read as 10
  * where another parser reads 20: a duplicate of one of these is an error
  * (as in configs). Others are ignored, their duplicates too. */
-static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids"};
+static const char *const mc_fields[] = {"timestamp", "input_length", "output_length", "hash_ids",
+                                        "block_size", "request_id", "session_id", "wait_for",
+                                        "delay", "tool_wait_ms"};
 #define MC_N_FIELDS (sizeof mc_fields / sizeof mc_fields[0])
 
 /* 0, or -1 with err at path:line naming the first duplicated field. One
@@ -353,7 +849,7 @@ static int check_duplicates(const cJSON *obj, const char *path, long long line, 
     const cJSON *it;
     cJSON_ArrayForEach(it, obj) {
         for (unsigned i = 0; i < MC_N_FIELDS; i++) {
-            /* The four names differ in their first byte: most pairs end there. */
+            /* Most names differ in their first byte: most pairs end there. */
             if (!it->string || it->string[0] != mc_fields[i][0] ||
                 strcmp(it->string, mc_fields[i]) != 0)
                 continue;
@@ -374,13 +870,15 @@ static int mc_record(mc_state_t *s, const cJSON *obj, const char *text, trace_re
     if (!cJSON_IsObject(obj))
         return sim_errf(err, "%s:%lld: expected a JSON object", path, line);
     sim_time_t ns = 0;
-    int64_t in_tok, out_tok;
+    int64_t in_tok, out_tok, bs = s->block_tok;
     uint32_t n = 0;
     if (check_duplicates(obj, path, line, err) != 0 ||
         get_timestamp(obj, text, s->prev_ns, &ns, path, line, err) != 0 ||
         get_len(obj, "input_length", TRACE_MAX_INPUT_TOK, &in_tok, path, line, err) < 0 ||
         get_len(obj, "output_length", TRACE_MAX_OUTPUT_TOK, &out_tok, path, line, err) < 0 ||
-        get_blocks(s, obj, text, in_tok, &n, path, line, err) != 0)
+        get_block_size(obj, &bs, path, line, err) != 0 ||
+        get_blocks(s, obj, text, in_tok, bs, &n, path, line, err) != 0 ||
+        get_agentic(s, obj, out, path, line, err) != 0)
         return -1;
     s->prev_ns = ns;
     out->arrival_ns = ns;
@@ -400,6 +898,10 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
     int rc = trace_lines_next_nonblank(s->lines, &text, &len, err);
     if (rc != TRACE_OK)
         return rc;
+    if (!s->oracle && mc_scan(s, text, out)) {
+        out->record = trace_lines_lineno(s->lines);
+        return TRACE_OK;
+    }
     const char *path = trace_lines_path(s->lines);
     long long line = (long long)trace_lines_lineno(s->lines);
     const char *end = NULL;
@@ -418,7 +920,8 @@ static int mc_next(void *state, trace_req_t *out, sim_err_t *err)
 
 const trace_source_ops_t trace_source_mooncake = {
     .name = "mooncake",
-    .help = "Mooncake JSONL: {timestamp ms, input_length, output_length, hash_ids}",
+    .help = "Mooncake JSONL: {timestamp ms, input_length, output_length, hash_ids}, optional "
+            "block_size and agentic request_id, session_id, wait_for, delay, tool_wait_ms",
     .is_generator = 0,
     .open_lines = mc_open,
     .next = mc_next,

@@ -264,27 +264,51 @@ static int bench_cjson(void *ctx, const char *s, size_t len, bench_sums_t *sum)
     return rc;
 }
 
+/* The integers of one line summed into *sum: each maximal run of digits
+ * read as a number, the least a reader of the line must do. The count of
+ * runs, 0 when the line holds none. */
+static int64_t scan_integers(const char *s, uint64_t *sum)
+{
+    int64_t n = 0;
+    uint64_t acc = *sum;
+    while (*s) {
+        if ((unsigned)(*s - '0') > 9) {
+            s++;
+            continue;
+        }
+        uint64_t v = 0;
+        do
+            v = v * 10 + (uint64_t)(*s++ - '0');
+        while ((unsigned)(*s - '0') <= 9);
+        acc += v;
+        n++;
+    }
+    *sum = acc;
+    return n;
+}
+
 int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err)
 {
     trace_lines_t *r = trace_lines_open(path, err);
     if (!r)
         return -1;
-    trace_json_arena_t arena = {0};
-    bench_sums_t sum = {0};
     const char *line;
     size_t len;
     int st;
+    volatile uint64_t sum = 0; /* kept, so the scan is not optimized away */
+    uint64_t acc = 0;
     *lines = 0;
     while ((st = trace_lines_next_nonblank(r, &line, &len, err)) == TRACE_OK) {
-        if (bench_cjson(&arena, line, len, &sum) != 0) {
+        if (scan_integers(line, &acc) == 0) {
             st = TRACE_ERR;
-            sim_errf(err, "%s:%lld: not a Mooncake record", path,
+            sim_errf(err, "%s:%lld: not a Mooncake record (no integers)", path,
                      (long long)trace_lines_lineno(r));
             break;
         }
         (*lines)++;
     }
-    trace_json_arena_free(&arena);
+    sum = acc;
+    (void)sum;
     trace_lines_close(r);
     return st == TRACE_ERR ? -1 : 0;
 }

@@ -28,6 +28,16 @@ typedef struct trace_req {
     uint32_t n_blocks;      /* == ceil(input_tok / 512) */
     const uint64_t *blocks; /* chained prefix-block ids */
     int64_t record;         /* 1-based line (file) or request number (generator) */
+    /* Agentic sessions (all 0 / NULL in other traces). key: 1-based handle
+     * of a request later records may wait on (its request_id), 0: none;
+     * session: 1-based session (its session_id), 0: none; deps: the keys
+     * of the earlier requests it waits on; wait_ns: its delay plus tool
+     * wait after the last of them finishes (unscaled). */
+    int64_t key;
+    int64_t session;
+    uint32_t n_deps;
+    const int64_t *deps;
+    sim_time_t wait_ns;
 } trace_req_t;
 
 /* A length distribution for a generator, in tokens. */
@@ -67,6 +77,7 @@ typedef struct trace_open_args {
     double speed;  /* replay speed multiplier, > 0: 2 replays twice as fast */
     int64_t limit; /* first N requests; 0 = all */
     int64_t output_cap; /* outputs cut to at most this many tokens; 0 = as recorded */
+    int64_t block_tok;  /* Mooncake: tokens per hash id, a divisor of 512; 0 = 512 */
 } trace_open_args_t;
 
 struct trace_lines; /* a line reader (traces/lines.h), opaque here */
@@ -106,9 +117,29 @@ typedef struct trace trace_t;
  * Returns NULL and fills err on error. Caller frees with trace_close. */
 trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err);
 /* Next request, with speed and limit applied. A source that ends before
- * its first request is an error: "PATH: no requests (...)". */
+ * its first request is an error: "PATH: no requests (...)". The limit
+ * counts the records read, dependent ones included. */
 int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err);
 void trace_close(trace_t *t);
+
+/* Dependencies, for a replay that reports completions. After
+ * trace_hold_deps, trace_next yields only requests that wait on none (in
+ * record order); one that waits (n_deps > 0) is held until trace_done
+ * has been called for each key it waits on, then released at the latest
+ * of their finishes plus its wait_ns / speed, and handed out by
+ * trace_released in release order (a request whose dependencies all
+ * finished before it was read is released at once). Without
+ * trace_hold_deps every request comes from trace_next, in record order
+ * at its own timestamp (trace stats, cache, gen). Held requests and the
+ * finish time of every key are kept: memory grows with the keyed
+ * records, 16 bytes each, and with the held ones. */
+void trace_hold_deps(trace_t *t);
+/* The request of key (> 0) finished at finish_ns. Expected O(its waiters). */
+void trace_done(trace_t *t, int64_t key, sim_time_t finish_ns);
+/* The next released request into *out (its arrival_ns the release time,
+ * blocks valid until the next call): TRACE_OK, or TRACE_END when none is
+ * released now (more may be after a later trace_done). */
+int trace_released(trace_t *t, trace_req_t *out);
 
 /* `trace stats`: stream the source and print a JSON object with requests,
  * span_s, mean_input, mean_output and more to out. 0 or -1 (err filled). */
@@ -133,10 +164,11 @@ int trace_cache_analysis(const trace_open_args_t *args, const char *policy,
  * with jansson, print records/s of each to out. 0 or -1. */
 int trace_bench_parse(const char *path, FILE *out, sim_err_t *err);
 
-/* The floor of any replay of a Mooncake file: stream it (zstd or plain),
- * parse every line with cJSON and read the four fields a replay needs, as
- * trace_bench_parse's cJSON pass does, and nothing else. *lines gets the
- * records read. 0, or -1 with "PATH:LINE: ..." on a bad record. */
+/* The physical floor of any replay of a Mooncake file: stream it (zstd or
+ * plain), split it into lines and read every run of digits on each line
+ * as an integer, and nothing else (no field names, no validation). *lines
+ * gets the records read. 0, or -1 with "PATH:LINE: ..." on a line that
+ * holds no integer. */
 int trace_bench_floor(const char *path, int64_t *lines, sim_err_t *err);
 
 #endif

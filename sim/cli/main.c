@@ -52,7 +52,7 @@ static int fail_err(const sim_err_t *e)
  * (sim/core/opts.h) holds those it takes. */
 enum opt_id {
     OPT_HELP, OPT_OUT, OPT_FORCE, OPT_SEED, OPT_SET, OPT_QUIET, OPT_HELP_CONFIG,
-    OPT_FORMAT, OPT_POLICY, OPT_CAPS,
+    OPT_FORMAT, OPT_POLICY, OPT_CAPS, OPT_BLOCK,
     OPT_LO, OPT_HI, OPT_TOL, OPT_PARAM, OPT_REF, OPT_TTFT_F, OPT_TBT_F, OPT_TTFT_ABS,
     OPT_TBT_ABS, OPT_MIN_REQ, OPT_LIFE, OPT_MAXP,
     OPT_MAX_REGRESS,
@@ -233,9 +233,10 @@ done:
 /* ---- trace ---- */
 
 static const char trace_usage[] =
-    "usage: mooncake-sim trace stats FILE [--format NAME]\n"
+    "usage: mooncake-sim trace stats FILE [--format NAME] [--block-size N]\n"
     "       mooncake-sim trace cache FILE [--policy NAME]\n"
     "                                     --capacity-tokens N[,N...] [--format NAME]\n"
+    "                                     [--block-size N]\n"
     "       mooncake-sim trace gen EXP.json [--out FILE] [--set PATH=VAL]... [--seed N]\n"
     "stats: statistics of a trace file (Mooncake JSONL or Azure CSV, plain or zstd) as JSON.\n"
     "cache: token-weighted prefix hit rate of one global KVCache pool per capacity\n"
@@ -245,6 +246,8 @@ static const char trace_usage[] =
 
 static const sim_opt_t trace_opts[] = {
     {OPT_FORMAT, "format", 'f', "NAME", "stats, cache: auto (default), mooncake or azure"},
+    {OPT_BLOCK, "block-size", 'b', "N",
+     "stats, cache: tokens per hash id of a Mooncake file, a divisor of 512 (default 512)"},
     {OPT_POLICY, "policy", 'p', "NAME", "cache: eviction policy (default lru; the names: run --help-config)"},
     {OPT_CAPS, "capacity-tokens", 'c', "LIST",
      "cache: comma-separated capacities in tokens or inf"},
@@ -324,7 +327,8 @@ static int parse_caps(const char *opt, const char *list, int64_t *caps, size_t m
     return 0;
 }
 
-static int trace_cache(const char *path, const char *fmt, const char *policy, const char *list)
+static int trace_cache(const char *path, const char *fmt, int64_t block_tok, const char *policy,
+                       const char *list)
 {
     enum { MAX_CAPS = 64 };
     int64_t caps[MAX_CAPS];
@@ -337,7 +341,7 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
     }
     if (parse_caps("--capacity-tokens", list, caps, MAX_CAPS, &n, &err) != 0)
         return fail_err(&err);
-    trace_open_args_t ta = {.path = path, .format = fmt, .speed = 1};
+    trace_open_args_t ta = {.path = path, .format = fmt, .speed = 1, .block_tok = block_tok};
     if (trace_cache_analysis(&ta, policy, caps, n, rate, &err) != 0)
         return fail_err(&err);
     json_t *o = json_object();
@@ -357,6 +361,7 @@ static int trace_cache(const char *path, const char *fmt, const char *policy, co
 static int cmd_trace(int argc, char **argv)
 {
     const char *fmt = "auto", *out = NULL, *seed = NULL, *policy = "lru", *caps = NULL, *arg;
+    int64_t block_tok = 0;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     int n_sets = 0, id, rc = -1;
     if (!sets)
@@ -365,6 +370,16 @@ static int cmd_trace(int argc, char **argv)
     while (rc < 0 && (id = sim_opts_next(op, &arg)) != SIM_OPTS_END) {
         switch (id) {
         case OPT_FORMAT: fmt = arg; break;
+        case OPT_BLOCK: {
+            char *end;
+            long long v = strtoll(arg, &end, 10);
+            if (end == arg || *end || v < 1 || v > 512) {
+                rc = sim_opts_usage_error("trace", "--block-size: expected a divisor of 512");
+                break;
+            }
+            block_tok = v;
+            break;
+        }
         case OPT_POLICY: policy = arg; break;
         case OPT_CAPS: caps = arg; break;
         case OPT_OUT: out = arg; break;
@@ -381,11 +396,12 @@ static int cmd_trace(int argc, char **argv)
     if (rc >= 0)
         goto done;
     if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
-        trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1};
+        trace_open_args_t ta = {.path = argv[optind + 1], .format = fmt, .speed = 1,
+                                .block_tok = block_tok};
         sim_err_t err;
         rc = trace_stats(&ta, stdout, &err) != 0 ? fail_err(&err) : 0;
     } else if (argc - optind == 2 && strcmp(argv[optind], "cache") == 0) {
-        rc = trace_cache(argv[optind + 1], fmt, policy, caps);
+        rc = trace_cache(argv[optind + 1], fmt, block_tok, policy, caps);
     } else if (argc - optind == 2 && strcmp(argv[optind], "gen") == 0) {
         rc = trace_gen(argv[optind + 1], out, sets, n_sets, seed);
     } else {

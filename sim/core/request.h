@@ -78,6 +78,7 @@ typedef struct sim_req {
     double tbt_mean_s, tbt_p90_s, tbt_max_s, tbt_top10_s;
     struct sim_req *next; /* FIFO link in the queue it waits in (sim/serve/reqq.h) */
     struct sim_req *live_prev, *live_next; /* the cluster's list of live requests */
+    int64_t trace_key; /* the trace's handle for its completion (trace_done); 0: none */
 } sim_req_t;
 
 #endif

@@ -83,8 +83,11 @@ static const field_t fields[] = {
     FI("trace.limit", trace.limit, 0, BIG, "0", "replay only the first N requests (0 = all)"),
     FI("trace.output_cap", trace.output_cap, 0, BIG, "0",
        "cut every request's output to at most this many tokens (0 = as in the trace)"),
+    FI("trace.block_size", trace.block_size, 1, 512, "512",
+       "Mooncake files: tokens per hash id, a divisor of 512 (a record's own block_size field "
+       "wins); re-blocked exactly to the pool's 512-token blocks"),
     FN("trace.generator.kind", trace.generator.kind, "", generator_names,
-       "synthetic generator instead of a file (kimi, arxiv, leval, longctx); empty = none; each reads only some trace.generator keys (listed at the end)"),
+       "synthetic generator instead of a file (kimi, arxiv, leval, longctx, agentic); empty = none; each reads only some trace.generator keys (listed at the end)"),
     FI("trace.generator.requests", trace.generator.requests, 1, 1e9, "2000",
        "requests to generate"),
     FD("trace.generator.rate_rps", trace.generator.rate_rps, 1e-6, 1e6, "3.5",
@@ -936,7 +939,7 @@ int sim_config_trace_args(const sim_config_t *cfg, const char *src, char *path_b
     *out = (trace_open_args_t){
         .path = path_buf, .format = cfg->trace.format, .gen = &cfg->trace.generator,
         .seed = (uint64_t)cfg->seed, .speed = cfg->trace.speed, .limit = cfg->trace.limit,
-        .output_cap = cfg->trace.output_cap,
+        .output_cap = cfg->trace.output_cap, .block_tok = cfg->trace.block_size,
     };
     return 0;
 }

@@ -71,6 +71,7 @@ typedef struct sim_config {
         double speed;
         int64_t limit;
         int64_t output_cap;
+        int64_t block_size;
         trace_gen_params_t generator;
     } trace;
     struct {

@@ -64,6 +64,8 @@ static sim_req_t *req_new(sim_cluster_t *c, uint32_t n)
     return r;
 }
 
+static void trace_request_done(sim_cluster_t *c, const sim_req_t *r);
+
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
 {
     SIM_ASSERT(r->status == SIM_REQ_ACTIVE);
@@ -73,6 +75,8 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
         c->a.system->release(c->system_st, c, r);
     sim_metrics_request_done(c->m, r);
     c->n_done++;
+    if (r->trace_key) /* requests of the trace may wait on this one */
+        trace_request_done(c, r);
     req_free(c, r);
 }
 
@@ -177,43 +181,67 @@ static void ts_tick(void *ctx, void *obj, int64_t arg)
 
 static void arrival(void *ctx, void *obj, int64_t arg);
 
-/* Read the next trace record and schedule its arrival. */
-static void pull_next(sim_cluster_t *c)
+/* A request of the trace arriving at its arrival_ns (now, if that is
+ * past); released: 1 for a request released by its dependencies, which
+ * reads nothing more on arrival (the trace's own order goes on from the
+ * requests that wait on none). */
+static void schedule_arrival(sim_cluster_t *c, const trace_req_t *tr, int64_t released)
 {
-    trace_req_t tr;
-    int rc = trace_next(c->trace, &tr, &c->trace_err);
-    if (rc == TRACE_END)
-        return;
-    if (rc == TRACE_ERR) {
-        c->trace_failed = 1;
-        return;
-    }
-    sim_req_t *r = req_new(c, tr.n_blocks);
+    sim_req_t *r = req_new(c, tr->n_blocks);
     r->id = c->n_arrived + 1; /* provisional; fixed at arrival */
-    r->arrival_ns = tr.arrival_ns;
-    r->input_tok = tr.input_tok;
-    r->output_tok = tr.output_tok;
-    r->n_blocks = tr.n_blocks;
-    if (tr.n_blocks)
-        memcpy(r->blocks, tr.blocks, (size_t)tr.n_blocks * sizeof *r->blocks);
+    r->arrival_ns = tr->arrival_ns;
+    r->input_tok = tr->input_tok;
+    r->output_tok = tr->output_tok;
+    r->n_blocks = tr->n_blocks;
+    r->trace_key = tr->key;
+    if (tr->n_blocks)
+        memcpy(r->blocks, tr->blocks, (size_t)tr->n_blocks * sizeof *r->blocks);
     r->prefill_inst = r->decode_inst = -1;
     r->fetch_src = -1;
     r->live_next = c->live;
     if (c->live)
         c->live->live_prev = r;
     c->live = r;
-    sim_time_t at = tr.arrival_ns < sim_evq_now(c->evq) ? sim_evq_now(c->evq) : tr.arrival_ns;
-    sim_evq_at(c->evq, at, arrival, r, 0);
+    sim_time_t at = tr->arrival_ns < sim_evq_now(c->evq) ? sim_evq_now(c->evq) : tr->arrival_ns;
+    sim_evq_at(c->evq, at, arrival, r, released);
+}
+
+/* Schedule the requests the trace has released (agentic traces only). */
+static void pull_released(sim_cluster_t *c)
+{
+    trace_req_t tr;
+    while (trace_released(c->trace, &tr) == TRACE_OK)
+        schedule_arrival(c, &tr, 1);
+}
+
+/* Read the next trace record and schedule its arrival. */
+static void pull_next(sim_cluster_t *c)
+{
+    trace_req_t tr;
+    int rc = trace_next(c->trace, &tr, &c->trace_err);
+    if (rc == TRACE_ERR) {
+        c->trace_failed = 1;
+        return;
+    }
+    if (rc == TRACE_OK)
+        schedule_arrival(c, &tr, 0);
+    pull_released(c); /* held on the way whose dependencies are all done */
+}
+
+static void trace_request_done(sim_cluster_t *c, const sim_req_t *r)
+{
+    trace_done(c->trace, r->trace_key, r->finish_ns);
+    pull_released(c);
 }
 
 static void arrival(void *ctx, void *obj, int64_t arg)
 {
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
-    (void)arg;
     r->id = c->n_arrived++;
     sim_metrics_arrival(c->m, r);
-    pull_next(c);
+    if (!arg)
+        pull_next(c);
     c->a.system->arrive(c->system_st, c, r);
 }
 
@@ -304,6 +332,7 @@ void sim_cluster_free(sim_cluster_t *c)
 void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t)
 {
     c->trace = t;
+    trace_hold_deps(t); /* completions are reported: trace_request_done */
     pull_next(c);
     if (c->a.ts_interval_ns > 0)
         sim_evq_at(c->evq, ts_next_ns(c), ts_tick, NULL, 0);
