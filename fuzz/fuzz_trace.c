@@ -24,7 +24,7 @@
 
 #include <zstd.h>
 
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 #include "traces/trace.h"
 
 static const char *const formats[] = {"auto", "mooncake", "azure"};

@@ -16,7 +16,7 @@
 #include <zstd.h>
 
 #include "sim/core/util.h"
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 #include "traces/trace.h"
 
 /* ---- helpers ---- */

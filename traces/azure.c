@@ -3,7 +3,7 @@
  * 9999) become ns from the first record by exact integer calendar
  * arithmetic (no mktime, no time zone), within AZ_MAX_SPAN_S of it. The trace has no prefix hashes, so every request gets fresh block
  * ids from a counter: no two requests share a block. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <stdio.h>
 #include <string.h>

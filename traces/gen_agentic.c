@@ -7,7 +7,7 @@
  * its context stays within max_context_tok. A session's turns follow its
  * first one in record order. Invariant: seeded and deterministic; memory
  * is one session's ids, never grows with `requests`. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <math.h>
 

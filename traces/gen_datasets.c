@@ -11,7 +11,7 @@
  *           shared context (50% cached once warm).
  * Invariant: seeded and deterministic; memory bounded by the open
  * documents, not by the number of requests. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * really repeat. Invariant: same parameters + seed give the same sequence
  * (one GSL stream each for arrivals, lengths, sessions); memory is bounded
  * by max_sessions (each open session keeps its ids), never by `requests`. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * appearance. Strings are kept (exact: two strings share an id only when
  * equal), chained per 64-bit hash of their bytes. Memory grows with the
  * distinct mapped ids, never with the records. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * arena that the calling thread is parsing into, or to malloc and free
  * when there is none (every other use of cJSON). Under AddressSanitizer
  * cJSON keeps malloc, so its accesses stay checked. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <pthread.h>
 #include <stdint.h>

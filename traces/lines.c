@@ -3,7 +3,7 @@
  * returned in place, a line that spans refills is copied into a growing
  * line buffer, up to TRACE_LINE_MAX_BYTES. A stream that ends inside a
  * zstd frame is an error. */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * no field given twice); a timestamp written as a plain decimal is read
  * exactly to the ns from its text (cJSON holds only a double);
  * the first bad record stops the stream with "PATH:LINE: message". */
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 #include <math.h>
 #include <string.h>

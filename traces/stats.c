@@ -16,7 +16,7 @@
 
 #include "sim/core/hmap.h"
 #include "sim/core/jsonx.h"
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 /* ---- trace_stats ---- */
 

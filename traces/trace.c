@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sim/core/registry.h"
-#include "traces/lines.h"
+#include "traces/trace_int.h"
 
 /* Adding a source = one new file defining its ops table + one line here. */
 static const trace_source_ops_t *const sources[] = {

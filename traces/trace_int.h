@@ -1,4 +1,4 @@
-/* traces/lines.h: internal to traces/. A streaming line reader over a plain
+/* traces/trace_int.h: internal to traces/. A streaming line reader over a plain
  * or zstd file (detected by the magic bytes, not the name), and the ops
  * tables of the built-in sources that the registry in trace.c lists.
  * Invariant: memory is two fixed-size buffers plus one line buffer that
@@ -6,8 +6,8 @@
  * file is never held whole, and a longer line is an error found after
  * decoding at most that many bytes of it (a small compressed file that
  * expands to gigabytes costs no more). */
-#ifndef TRACE_LINES_H
-#define TRACE_LINES_H
+#ifndef TRACE_INT_H
+#define TRACE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
