@@ -181,6 +181,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_timeline.sh ./$(BIN)
 	sh tests/validation.sh
 	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
@@ -268,6 +269,7 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_timeline.sh ./$(BIN)
 	sh tests/validation.sh
 	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
