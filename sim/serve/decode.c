@@ -205,8 +205,9 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
         d->stall_ns += sim_evq_now(c->evq) - r->prefill_start_ns;
     }
     r->first_token_ns = r->prefill_end_ns = sim_evq_now(c->evq);
-    sim_obs_span(c->obs, SIM_OBS_DECODE, (int)arg, d->b.n ? "inlined prefill (stall)" : "inlined prefill",
-                 r->prefill_start_ns, r->prefill_end_ns, r->input_tok, r->id);
+    sim_obs_span(c->obs, SIM_OBS_DECODE, (int)arg,
+                 d->b.n ? "inlined prefill (stall)" : "inlined prefill", r->prefill_start_ns,
+                 r->prefill_end_ns, r->input_tok, r->id);
     r->prefill_done = 1;
     r->kv_ready_ns = r->first_token_ns;
     if (!c->a.admit->after_prefill(c->admit_st, c, r)) {
