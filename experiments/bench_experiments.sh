@@ -19,13 +19,18 @@ e=$(ms)
 echo "overload run (baseline admission, 11P+3D, conversation trace at 2.6x): $((e - s)) ms wall (budget 1 s)"
 over $((e - s)) 1000
 # The timeline's cost at its default window (the first 1,000 requests):
-# the conversation replay's CPU time (timing.json) with --timeline over
-# without (budget 2).
+# the conversation replay's CPU time (timing.json; the least of three
+# runs, as one takes a tenth of a second) with --timeline over without
+# (budget 2).
 cpu() { sed -n 's/^ *"cpu_s": \([0-9.e+-]*\),*$/\1/p' "$1/timing.json"; }
-"$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --out "$ROOT/build/bench/tl0"
-"$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --out "$ROOT/build/bench/tl1" \
-    --timeline "$ROOT/build/bench/timeline.json.zst"
-c0=$(cpu "$ROOT/build/bench/tl0") c1=$(cpu "$ROOT/build/bench/tl1")
+c0=9e9 c1=9e9
+for i in 1 2 3; do
+    "$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --force --out "$ROOT/build/bench/tl0"
+    "$BIN" run "$ROOT/experiments/conversation_8p8d.json" --quiet --force --out "$ROOT/build/bench/tl1" \
+        --timeline "$ROOT/build/bench/timeline.json.zst"
+    c0=$(awk -v a="$c0" -v b="$(cpu "$ROOT/build/bench/tl0")" 'BEGIN { print (b < a ? b : a) }')
+    c1=$(awk -v a="$c1" -v b="$(cpu "$ROOT/build/bench/tl1")" 'BEGIN { print (b < a ? b : a) }')
+done
 r=$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b / a }')
 echo "conversation replay (8P+8D) with --timeline: $c1 s CPU, without: $c0 s, ratio $r (budget 2)"
 over "$r" 2
