@@ -32,7 +32,7 @@ WERROR ?= 0
 SANITIZE ?=
 
 DEB_PKGS := libgsl-dev libjansson-dev libcjson-dev libzstd-dev check gnuplot-nox pkg-config \
-	libibverbs-dev openmpi-bin libopenmpi-dev jq clang libclang-rt-dev
+	libibverbs-dev openmpi-bin libopenmpi-dev jq clang libclang-rt-dev python3
 PC_LIBS := gsl jansson libcjson libzstd
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wconversion
@@ -79,7 +79,7 @@ TEST_BIN := $(BUILD)/tests/run_tests
 # exporting only the mcs_ symbols of sim/api/mooncake_sim.h.
 SO ?= lib/libmooncake-sim.so
 
-.PHONY: python-test FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-mpi test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
+.PHONY: timeline-img python-test FORCE figures reproduce docs calib calib-gpu calib-net all deps run test test-mpi test-matrix bench traces golden-update echo clean unit cli-test build-tests fuzz fuzz-build
 
 all: $(BIN) $(SO) docs/config.md
 
@@ -182,6 +182,7 @@ test: deps
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
 	sh tests/cli_traces.sh ./$(BIN)
+	sh tests/cli_timeline.sh ./$(BIN)
 	sh tests/validation.sh
 	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
@@ -269,6 +270,8 @@ unit: build-tests
 cli-test: $(BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_traces.sh ./$(BIN)
+	sh tests/cli_timeline.sh ./$(BIN)
 	sh tests/validation.sh
 	sh tests/cli_newcomer.sh ./$(BIN)
 	sh tests/cli_check.sh ./$(BIN)
@@ -321,6 +324,16 @@ docs/config.md: $(BIN) tools/config_md.sh
 	$(Q)sh tools/config_md.sh ./$(BIN) >$@.tmp || { rm -f $@.tmp; exit 1; }
 	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; touch $@; \
 	  else mv $@.tmp $@; echo "  DOCS    $@"; fi
+
+# docs/img/timeline.png: a gnuplot rendering of 20 s of the default
+# experiment's timeline (docs/timeline.md), not a Perfetto screenshot.
+timeline-img: $(BIN)
+	@mkdir -p build/timeline
+	./$(BIN) run experiments/default.json --quiet --force --out build/timeline/run \
+	  --timeline build/timeline/default.json
+	python3 tools/timeline_gantt.py build/timeline/default.json 30 50 build/timeline/gantt 12
+	gnuplot -e "datafile='build/timeline/gantt.dat'; ticsfile='build/timeline/gantt.tics.gp'; \
+	  outfile='docs/img/timeline.png'; xlo=30; xhi=50" plots/timeline.gp
 
 docs: $(BIN)
 	sh tools/config_md.sh ./$(BIN) >docs/config.md.tmp && mv docs/config.md.tmp docs/config.md || \

@@ -199,6 +199,7 @@ int main(void)
         test_decode_suite,
         test_fmt_suite,
         test_api_suite,
+        test_timeline_suite,
     };
     SRunner *sr = NULL;
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {

@@ -29,6 +29,7 @@ Suite *test_check_suite(void);
 Suite *test_decode_suite(void);
 Suite *test_fmt_suite(void);
 Suite *test_api_suite(void);
+Suite *test_timeline_suite(void);
 
 /* MOONCAKE_TRACES when it names a directory holding the conversation
  * trace, else NULL. */

@@ -57,7 +57,7 @@ enum opt_id {
     OPT_TBT_ABS, OPT_MIN_REQ, OPT_LIFE, OPT_MAXP,
     OPT_MAX_REGRESS,
     OPT_PLOT, OPT_HARDWARE, OPT_MODEL, OPT_CONNECT, OPT_LISTEN, OPT_SIZES, OPT_ITERS,
-    OPT_TRACE, OPT_REPEAT, OPT_STRICT,
+    OPT_TRACE, OPT_REPEAT, OPT_STRICT, OPT_TIMELINE, OPT_TIMELINE_WINDOW,
 };
 
 /* Root of the built-in data: the directory above the executable's bin/,
@@ -123,6 +123,11 @@ static const sim_opt_t run_opts[] = {
     {OPT_SEED, "seed", 's', "N", "master seed (overrides the config's seed)"},
     {OPT_SET, "set", 'S', "PATH=VAL", "override one config value (repeatable)"},
     {OPT_QUIET, "quiet", 'q', NULL, "no table on stdout, no progress line"},
+    {OPT_TIMELINE, "timeline", 0, "FILE",
+     "also write a Perfetto timeline (Trace Event JSON; zstd when FILE\n"
+     "ends in .zst; docs/timeline.md); other outputs are unchanged"},
+    {OPT_TIMELINE_WINDOW, "timeline-window", 0, "W",
+     "what it covers: requests:A-B, time:X-Ys or all\n(default " SIM_TIMELINE_DEFAULT_WINDOW ")"},
     {OPT_HELP, "help", 'h', NULL, "this help; --help-config lists every config key"},
     {OPT_HELP_CONFIG, "help-config", 0, NULL, NULL}, /* named in --help's line */
     {0},
@@ -169,7 +174,8 @@ static void print_table(const json_t *s, double wall_s, const sim_config_t *cfg,
 
 static int cmd_run(int argc, char **argv)
 {
-    const char *out = NULL, *seed = NULL, *arg;
+    const char *out = NULL, *seed = NULL, *arg, *timeline = NULL;
+    const char *window = SIM_TIMELINE_DEFAULT_WINDOW;
     const char **sets = calloc((size_t)argc, sizeof *sets);
     int n_sets = 0, quiet = 0, force = 0, id, rc = -1;
     if (!sets)
@@ -185,6 +191,8 @@ static int cmd_run(int argc, char **argv)
             rc = set_arg_error(arg, argc, argv);
             break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_TIMELINE: timeline = arg; break;
+        case OPT_TIMELINE_WINDOW: window = arg; break;
         case OPT_HELP: rc = sim_opts_help(run_usage, run_opts, ""); break;
         case OPT_HELP_CONFIG: sim_config_print_schema(stdout); rc = 0; break;
         default: rc = sim_opts_usage_error("run", "bad option"); break;
@@ -206,7 +214,9 @@ static int cmd_run(int argc, char **argv)
         free(sets);
         return 1;
     }
-    if (load_config(cfg, path, sets, n_sets, seed, &err) != 0)
+    sim_timeline_window_t tw;
+    if (sim_timeline_window_parse(window, &tw, &err) != 0 ||
+        load_config(cfg, path, sets, n_sets, seed, &err) != 0)
         goto bad;
     if (!out) {
         snprintf(outbuf, sizeof outbuf, "results/%s", cfg->name);
@@ -214,7 +224,7 @@ static int cmd_run(int argc, char **argv)
     }
     data_dir(dd, sizeof dd);
     sim_run_opts_t ro = {.config_src = path, .out_dir = out, .data_dir = dd, .progress = !quiet,
-                         .force = force};
+                         .force = force, .timeline = timeline, .timeline_window = tw};
     if (sim_run(cfg, &ro, &res, &err) != 0)
         goto bad;
     if (!quiet)

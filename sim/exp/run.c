@@ -256,6 +256,7 @@ typedef struct run_state {
     trace_t *trace;
     sim_metrics_t *m;
     sim_cluster_t *cl;
+    sim_timeline_t *tl; /* NULL: no timeline */
     json_t *summary, *eff;
     char read[SIM_INPUT_N][SIM_CFG_PATH + 64]; /* the input files read ("": none) */
     sim_out_dir_t dir; /* the output directory, published whole */
@@ -459,6 +460,7 @@ static void run_close(run_state_t *s)
     json_decref(s->summary);
     json_decref(s->eff);
     sim_cluster_free(s->cl);
+    sim_timeline_abort(s->tl);
     sim_free(s->system_params);
     sim_free(s->place_params);
     sim_free(s->admit_params);
@@ -505,9 +507,22 @@ int sim_run(const sim_config_t *cfg, const sim_run_opts_t *o, sim_run_result_t *
     int ts_np, ts_nd;
     sim_cluster_ts_cols(s.cl, &ts_np, &ts_nd);
     sim_metrics_set_timeseries(s.m, s.tsf.f, ts_np, ts_nd);
+    if (o->timeline) {
+        s.tl = sim_timeline_open(o->timeline, &o->timeline_window, cfg->slo.ttft_s,
+                                 cfg->slo.tbt_s, err);
+        if (!s.tl)
+            goto done;
+        sim_cluster_set_obs(s.cl, sim_timeline_obs(s.tl));
+    }
     if (simulate(o, &s, res, err) != 0) {
         prefix_src(err, src); /* "$.metrics.interval_s: ..."; trace errors hold their file */
         goto done;
+    }
+    if (s.tl) { /* committed before the result directory */
+        sim_timeline_t *tl = s.tl;
+        s.tl = NULL;
+        if (sim_timeline_commit(tl, err) != 0)
+            goto done;
     }
     s.summary = run_summary(cfg, &s, res);
     if (o->out_dir && write_outputs(&s, res, err) != 0)

@@ -14,6 +14,7 @@
 
 #include "sim/exp/config.h"
 #include "sim/core/metrics.h"
+#include "sim/exp/timeline.h"
 
 typedef struct sim_run_opts {
     const char *config_src; /* config file name for messages */
@@ -26,6 +27,9 @@ typedef struct sim_run_opts {
                                here (NULL: nowhere) */
     FILE *warn;             /* warnings (an input that is not the file a
                                config recorded); NULL: stderr */
+    const char *timeline;   /* write the run's timeline here (NULL: none;
+                               sim/exp/timeline.h) */
+    sim_timeline_window_t timeline_window; /* what it covers */
 } sim_run_opts_t;
 
 typedef struct sim_run_result {

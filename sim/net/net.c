@@ -78,6 +78,7 @@ struct sim_net {
     uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
     size_t cap_scratch; /* of comp, capped and fresh */
     int reference;      /* refill every flow at each change */
+    const sim_obs_t *obs; /* told of each flow that ends (NULL: none) */
     int32_t *uf;        /* the reference's union-find over resources */
     double *lvl;        /* and its per-component levels */
     int32_t *n_out, *n_in; /* flows (setup or active) per node */
@@ -171,6 +172,8 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->settled_ns = sim_evq_now(q);
     return n;
 }
+
+void sim_net_set_obs(sim_net_t *n, const sim_obs_t *obs) { n->obs = obs; }
 
 void sim_net_free(sim_net_t *n)
 {
@@ -731,6 +734,7 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     h->counted = h->size;
     h->left = 0;
     n->link[f->link].flows++;
+    sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, sim_evq_now(n->q));
     sim_event_fn done = f->done;
     void *dobj = f->obj;
     int64_t darg = f->arg;

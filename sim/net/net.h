@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "sim/core/evq.h"
+#include "sim/core/obs.h"
 #include "sim/core/util.h"
 
 /* What a flow carries, for accounting. */
@@ -60,6 +61,8 @@ typedef struct sim_net sim_net_t;
 sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
                        const sim_net_profile_t *profile);
 void sim_net_free(sim_net_t *n);
+/* Tell obs (NULL: nobody) of every flow that completes; obs outlives n. */
+void sim_net_set_obs(sim_net_t *n, const sim_obs_t *obs);
 
 /* Start moving bytes from src to dst (src != dst); when the last byte
  * arrives, done(ctx, obj, arg) runs as an event (ctx is the queue's).

@@ -74,6 +74,8 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
     if (c->a.system->release)
         c->a.system->release(c->system_st, c, r);
     sim_metrics_request_done(c->m, r);
+    if (c->obs)
+        sim_obs_request_done(c->obs, r, c->a.system->disaggregated ? c->a.pd.schedule_ns : 0);
     c->n_done++;
     if (r->trace_key) /* requests of the trace may wait on this one */
         trace_request_done(c, r);
@@ -81,6 +83,21 @@ void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st)
 }
 
 /* ---- time series ---- */
+
+/* The observer's counters of a row: in flight, and the pool's blocks per
+ * tier over the nodes. */
+static void ts_obs(sim_cluster_t *c, sim_time_t now, int64_t in_flight)
+{
+    sim_obs_counter(c->obs, SIM_OBS_IN_FLIGHT, 0, now, (double)in_flight);
+    if (!c->pool)
+        return;
+    for (int t = 0; t < SIM_N_TIERS; t++) {
+        int64_t sum = 0;
+        for (int n = 0; n < c->n_nodes; n++)
+            sum += sim_kvpool_size(c->pool, n, t);
+        sim_obs_counter(c->obs, SIM_OBS_POOL_BLOCKS, t, now, (double)sum);
+    }
+}
 
 static void ts_row(sim_cluster_t *c)
 {
@@ -93,11 +110,13 @@ static void ts_row(sim_cluster_t *c)
     for (int l = 0; l < SIM_N_NET_LINKS; l++) {
         sim_net_link_stats_t st = sim_net_link_stats(c->net, l);
         row.link_gbps[l] = (st.bytes - c->ts_prev[l].bytes) * 8 / dt / 1e9;
+        sim_obs_counter(c->obs, SIM_OBS_LINK_GBPS, l, now, row.link_gbps[l]);
         c->ts_prev[l] = st;
     }
     double sum = 0, mx = 0;
     for (int n = 0; n < c->n_nodes; n++) {
         double u = sim_net_take_sent(c->net, n) / dt / sim_net_nic_bytes_per_s(c->net, n);
+        sim_obs_counter(c->obs, SIM_OBS_NIC_UTIL, n, now, u);
         sum += u;
         mx = u > mx ? u : mx;
     }
@@ -105,6 +124,8 @@ static void ts_row(sim_cluster_t *c)
     row.nic_util_max = mx;
     row.flows = (int64_t)sim_net_active(c->net);
     row.in_flight = c->n_arrived - c->n_done;
+    if (c->obs)
+        ts_obs(c, now, row.in_flight);
     if (c->pool) {
         int64_t blocks, replicas, multi;
         sim_kvpool_replica_totals(c->pool, &blocks, &replicas, &multi);
@@ -240,6 +261,7 @@ static void arrival(void *ctx, void *obj, int64_t arg)
     sim_req_t *r = obj;
     r->id = c->n_arrived++;
     sim_metrics_arrival(c->m, r);
+    sim_obs_arrive(c->obs, r, sim_evq_now(c->evq));
     if (!arg)
         pull_next(c);
     c->a.system->arrive(c->system_st, c, r);
@@ -251,9 +273,11 @@ int sim_cluster_admit(sim_cluster_t *c, sim_req_t *r)
      * any policy: refused at once. */
     if (r->input_tok + r->output_tok > c->kv_cap_tok ||
         !c->a.admit->at_arrival(c->admit_st, c, r)) {
+        sim_obs_admit(c->obs, r, sim_evq_now(c->evq), 0);
         sim_cluster_finish(c, r, SIM_REQ_REJECTED_ARRIVAL);
         return 0;
     }
+    sim_obs_admit(c->obs, r, sim_evq_now(c->evq), 1);
     return 1;
 }
 
@@ -327,6 +351,12 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->ts_loads);
     sim_evq_free(c->evq);
     sim_free(c);
+}
+
+void sim_cluster_set_obs(sim_cluster_t *c, const sim_obs_t *obs)
+{
+    c->obs = obs;
+    sim_net_set_obs(c->net, obs);
 }
 
 void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t)

@@ -39,6 +39,11 @@ typedef struct sim_cluster sim_cluster_t;
 sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, sim_err_t *err);
 void sim_cluster_free(sim_cluster_t *c);
 
+/* Report the run to obs (NULL: nobody): requests, the instances' spans,
+ * the network's flows and the time series' counters (sim/core/obs.h).
+ * obs outlives c. Call before sim_cluster_attach_trace. */
+void sim_cluster_set_obs(sim_cluster_t *c, const sim_obs_t *obs);
+
 /* Feed the cluster from trace t: arrivals are read one ahead, so memory
  * follows requests in flight, not trace length. */
 void sim_cluster_attach_trace(sim_cluster_t *c, trace_t *t);

@@ -29,6 +29,7 @@ struct sim_cluster {
     int64_t kv_bytes_per_tok;
     sim_kvpool_t *pool; /* pd's KVCache pool (NULL: reuse off, or another system) */
     sim_net_t *net;
+    const sim_obs_t *obs; /* the run's observer (NULL: none; sim/core/obs.h) */
     trace_t *trace;
     int64_t n_arrived, n_done;
     int trace_failed;   /* the run stopped: a trace error, or the time-series bound */

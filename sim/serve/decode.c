@@ -123,6 +123,8 @@ static void iter_end(sim_cluster_t *c, decode_inst_t *d, sim_time_t t)
     sim_time_t prev_end = k > 0 ? sim_batch_ring_at(&d->b, k - 1) : d->iter_start_ns;
     sim_batch_iter_end(&d->b, t);
     sim_metrics_decode_iter(c->m, dur, (int64_t)d->b.n);
+    sim_obs_span(c->obs, SIM_OBS_DECODE, (int)(d - sim_pd(c)->dc), "iteration", t - dur, t,
+                 (int64_t)d->b.n, -1);
     /* Requests in their first step: the interval since their first token
      * (hand-off and waiting included); the rest: since the previous
      * iteration ended (this iteration, plus any inlined prefill before it). */
@@ -158,6 +160,8 @@ static void decode_iter_done(void *ctx, void *obj, int64_t arg)
         d->b.iter = k;
         sim_batch_iter_end(&d->b, now);
         sim_metrics_decode_span(c->m, m, (int64_t)d->b.n, now - d->iter_start_ns);
+        sim_obs_span(c->obs, SIM_OBS_DECODE, (int)(d - sim_pd(c)->dc), "span", d->iter_start_ns,
+                     now, (int64_t)m, -1);
         sim_decode_span_tbt(c, d, lo, k, now);
         d->ctx_tok += (int64_t)m * (int64_t)d->b.n;
         d->iter_start_ns = now;
@@ -201,6 +205,9 @@ static void inline_done(void *ctx, void *obj, int64_t arg)
         d->stall_ns += sim_evq_now(c->evq) - r->prefill_start_ns;
     }
     r->first_token_ns = r->prefill_end_ns = sim_evq_now(c->evq);
+    sim_obs_span(c->obs, SIM_OBS_DECODE, (int)arg,
+                 d->b.n ? "inlined prefill (stall)" : "inlined prefill", r->prefill_start_ns,
+                 r->prefill_end_ns, r->input_tok, r->id);
     r->prefill_done = 1;
     r->kv_ready_ns = r->first_token_ns;
     if (!c->a.admit->after_prefill(c->admit_st, c, r)) {

@@ -20,6 +20,8 @@ void sim_prefill_done(void *ctx, void *obj, int64_t arg)
     sim_ppick_touch(c, i);
     r->prefill_end_ns = sim_evq_now(c->evq);
     r->first_token_ns = r->prefill_end_ns; /* moved to the decode join when KV moves */
+    sim_obs_span(c->obs, SIM_OBS_PREFILL, i, "prefill", r->prefill_start_ns, r->prefill_end_ns,
+                 r->input_tok, r->id);
     r->prefill_done = 1;
     if (c->pool) {
         /* Reused blocks are touched, new ones stored in the node's DRAM
