@@ -26,6 +26,9 @@ typedef struct sim_run_opts {
                                here (NULL: nowhere) */
     FILE *warn;             /* warnings (an input that is not the file a
                                config recorded); NULL: stderr */
+    struct trace_store *traces; /* trace files parsed once and shared by
+                                   runs (traces/store.h); NULL: the run
+                                   reads its trace itself */
 } sim_run_opts_t;
 
 typedef struct sim_run_result {
