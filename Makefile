@@ -181,6 +181,7 @@ test: deps
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
+	sh tests/cli_once.sh ./$(BIN)
 	sh tests/cli_traces.sh ./$(BIN)
 	sh tests/cli_timeline.sh ./$(BIN)
 	sh tests/validation.sh

@@ -200,6 +200,53 @@ START_TEST(test_sweep_bad_point_alone)
 }
 END_TEST
 
+/* Points read trace files parsed once per sweep (traces/store.h); a bad
+ * file still fails only the points that read it, with its located error,
+ * and the good file's points match a plain run's numbers. */
+START_TEST(test_sweep_shared_trace_bad_file)
+{
+    static const int reqs[][3] = {{0, 600, 5}, {10, 1200, 3}, {20, 600, 4}, {30, 2000, 2}};
+    char good[1024];
+    snprintf(good, sizeof good, "%s", tests_trace_of("shared.jsonl", reqs, 4));
+    static const char bad_text[] =
+        "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [0, 1]}\n"
+        "{\"timestamp\": 5, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [0]}\n";
+    const char *bad = tests_write_file(tests_tmpdir(), "shared_bad.jsonl", bad_text,
+                                       sizeof bad_text - 1);
+    static const char base[] = "{\"name\": \"shared\", \"cluster\": {\"prefill\": 1, \"decode\": 1}}\n";
+    tests_write_file(tests_tmpdir(), "shared_base.json", base, sizeof base - 1);
+    char spec[4096];
+    snprintf(spec, sizeof spec,
+             "{\"base\": \"shared_base.json\", \"axes\": {\"trace.path\": [\"%s\", \"%s\"],\n"
+             " \"trace.speed\": [1, 2], \"seed\": [1, 2]}}",
+             good, bad);
+    sim_sweep_spec_t s;
+    sim_err_t err;
+    ck_assert_msg(load("shared.json", spec, &s, &err) == 0, "%s", err.msg);
+    char d1[512], d2[512];
+    snprintf(d1, sizeof d1, "%s/shared1", tests_tmpdir());
+    snprintf(d2, sizeof d2, "%s/shared2", tests_tmpdir());
+    int failed1, failed2;
+    char *csv1 = run_sweep(&s, 1, d1, &failed1), *csv2 = run_sweep(&s, 3, d2, &failed2);
+    ck_assert_int_eq(failed1, 4);
+    ck_assert_int_eq(failed2, 4);
+    ck_assert_str_eq(csv1, csv2);
+    for (int i = 0; i < 8; i++) {
+        char row[64];
+        snprintf(row, sizeof row, "\n%d,%03d_", i, i);
+        const char *at = strstr(csv1, row);
+        ck_assert_msg(at != NULL, "%s", csv1);
+        const char *eol = strchr(at + 1, '\n');
+        int is_bad = i >= 4, says_bad = strstr(at, "shared_bad.jsonl:2: ") != NULL &&
+                                        strstr(at, "shared_bad.jsonl:2: ") < (eol ? eol : at + strlen(at));
+        ck_assert_msg(is_bad == says_bad, "point %d: %s", i, csv1);
+    }
+    free(csv1);
+    free(csv2);
+    sim_sweep_spec_free(&s);
+}
+END_TEST
+
 START_TEST(test_fmt_num)
 {
     char b[40];
@@ -222,6 +269,7 @@ Suite *test_sweep_suite(void)
     tcase_add_test(tc, test_point_order);
     tcase_add_test(tc, test_sweep_workers_identical);
     tcase_add_test(tc, test_sweep_bad_point_alone);
+    tcase_add_test(tc, test_sweep_shared_trace_bad_file);
     tcase_add_test(tc, test_fmt_num);
     suite_add_tcase(s, tc);
     return s;

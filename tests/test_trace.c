@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "sim/core/util.h"
+#include "traces/store.h"
 #include "traces/trace_int.h"
 #include "traces/trace.h"
 
@@ -1463,6 +1464,191 @@ START_TEST(test_real_azure_code)
 }
 END_TEST
 
+
+/* ---- the store: files parsed once, replayed per run ---- */
+
+/* Append one record's every field to buf (at *n, of cap). */
+static void show_req(char *buf, size_t cap, size_t *n, const char *tag, const trace_req_t *r)
+{
+    *n += (size_t)snprintf(buf + *n, cap - *n, "%s %lld %lld %lld %lld k%lld s%lld w%lld [",
+                           tag, (long long)r->arrival_ns, (long long)r->input_tok,
+                           (long long)r->output_tok, (long long)r->record, (long long)r->key,
+                           (long long)r->session, (long long)r->wait_ns);
+    for (uint32_t i = 0; i < r->n_blocks && *n < cap; i++)
+        *n += (size_t)snprintf(buf + *n, cap - *n, " %llu", (unsigned long long)r->blocks[i]);
+    *n += (size_t)snprintf(buf + *n, cap - *n, " ] deps");
+    for (uint32_t i = 0; r->deps && i < r->n_deps && *n < cap; i++) /* released: not kept */
+        *n += (size_t)snprintf(buf + *n, cap - *n, " %lld", (long long)r->deps[i]);
+    *n += (size_t)snprintf(buf + *n, cap - *n, "\n");
+}
+
+/* Everything a run sees of args, opened through st (NULL: trace_open):
+ * the records, the released ones when deps are held (each keyed record
+ * finishing 1 ms after it arrives), and how the stream ends. malloc'd. */
+static char *replay_text(trace_store_t *st, const trace_open_args_t *a, int hold)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    sim_err_t err = {{0}, 0};
+    trace_t *t = trace_store_open(st, a, &err);
+    if (!t) {
+        snprintf(buf, cap, "open: %s\n", err.msg);
+        return buf;
+    }
+    if (hold)
+        trace_hold_deps(t);
+    trace_req_t r;
+    int rc;
+    while ((rc = trace_next(t, &r, &err)) == TRACE_OK) {
+        show_req(buf, cap, &n, "next", &r);
+        if (hold && r.key)
+            trace_done(t, r.key, r.arrival_ns + 1000000);
+        while (hold && trace_released(t, &r) == TRACE_OK) {
+            show_req(buf, cap, &n, "released", &r);
+            if (r.key)
+                trace_done(t, r.key, r.arrival_ns + 1000000);
+        }
+    }
+    snprintf(buf + n, cap - n, "end %d: %s\n", rc, rc == TRACE_ERR ? err.msg : "");
+    trace_close(t);
+    return buf;
+}
+
+/* Every run's view through a store equals trace_open's: per-run speed,
+ * limit, output cap and dependency holding over one parsed copy. */
+static void assert_store_same(trace_store_t *st, const char *path, int64_t block_tok)
+{
+    static const double speeds[] = {1, 2.5};
+    static const int64_t limits[] = {0, 2, 4};
+    static const int64_t caps[] = {0, 5};
+    for (int hold = 0; hold < 2; hold++)
+        for (size_t i = 0; i < 2; i++)
+            for (size_t j = 0; j < 3; j++)
+                for (size_t k = 0; k < 2; k++) {
+                    trace_open_args_t a = {.path = path, .format = "auto", .speed = speeds[i],
+                                           .limit = limits[j], .output_cap = caps[k],
+                                           .block_tok = block_tok};
+                    char *want = replay_text(NULL, &a, hold), *got = replay_text(st, &a, hold);
+                    ck_assert_msg(strcmp(want, got) == 0, "streamed:\n%s\nstored:\n%s", want,
+                                  got);
+                    free(want);
+                    free(got);
+                }
+}
+
+static const char store_jsonl[] =
+    "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [0, 1], "
+    "\"request_id\": \"a\", \"session_id\": 4}\n"
+    "{\"timestamp\": 1.5, \"input_length\": 512, \"output_length\": 1, \"hash_ids\": [0]}\n"
+    "{\"timestamp\": 2, \"input_length\": 700, \"output_length\": 9, \"hash_ids\": [0, 5], "
+    "\"wait_for\": [\"a\"], \"delay\": 1.5, \"tool_wait_ms\": 2, \"session_id\": 4}\n"
+    "{\"timestamp\": 3, \"input_length\": 1025, \"output_length\": 7, \"hash_ids\": [0, 1, 2]}\n"
+    "{\"timestamp\": 4, \"input_length\": 40, \"output_length\": 30, \"hash_ids\": [8]}\n";
+
+START_TEST(test_store_replays_as_streamed)
+{
+    size_t live = sim_alloc_live_count();
+    char path[512], zst[512];
+    write_text(path, sizeof path, "store.jsonl", store_jsonl);
+    write_zstd(zst, sizeof zst, "store.jsonl.zst", store_jsonl, 0);
+    trace_store_t *st = trace_store_new(TRACE_STORE_MAX_BYTES);
+    assert_store_same(st, path, 0);
+    ck_assert_int_eq(trace_store_entries(st), 1); /* one parse served every run */
+    /* 5 records of 80 bytes, 9 ids and 1 dependency of 8 */
+    ck_assert_int_eq(trace_store_bytes(st), 5 * 80 + 10 * 8);
+    assert_store_same(st, zst, 0);
+    ck_assert_int_eq(trace_store_entries(st), 2);
+    /* a block size re-blocks the records: a key of its own */
+    assert_store_same(st, path, 512);
+    ck_assert_int_eq(trace_store_entries(st), 2); /* 0 reads as 512 */
+    assert_store_same(st, path, 256); /* line 1: too few ids for 256-token blocks */
+    ck_assert_int_eq(trace_store_entries(st), 3);
+    trace_store_free(st);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
+START_TEST(test_store_errors_as_streamed)
+{
+    size_t live = sim_alloc_live_count();
+    char bad[512], empty[512], junk[512], missing[512];
+    write_text(bad, sizeof bad, "store_bad.jsonl",
+               "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [0, 1]}\n"
+               "{\"timestamp\": 1, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [0, 1]}\n"
+               "{\"timestamp\": 2, \"input_length\": 600, \"output_length\": 10, \"hash_ids\": [0]}\n");
+    write_text(empty, sizeof empty, "store_empty.jsonl", "\n\n");
+    write_text(junk, sizeof junk, "store_junk.txt", "hello\n");
+    snprintf(missing, sizeof missing, "%s/store_missing.jsonl", tests_tmpdir());
+    trace_store_t *st = trace_store_new(TRACE_STORE_MAX_BYTES);
+    /* records, then the located error of line 3 on every replay; a limit
+     * that stops before it reports none, as a streamed run does */
+    assert_store_same(st, bad, 0);
+    ck_assert_int_eq(trace_store_entries(st), 1);
+    trace_open_args_t a = {.path = bad, .speed = 1};
+    char *got = replay_text(st, &a, 0);
+    ck_assert_msg(strstr(got, "store_bad.jsonl:3: ") != NULL, "%s", got);
+    free(got);
+    /* files that fail at open are streamed (each run reports it) */
+    assert_store_same(st, empty, 0);
+    assert_store_same(st, junk, 0);
+    assert_store_same(st, missing, 0);
+    ck_assert_int_eq(trace_store_entries(st), 1);
+    /* out-of-range run arguments, after a stored parse: trace_open's error */
+    trace_open_args_t neg = {.path = bad, .speed = -1};
+    char *want = replay_text(NULL, &neg, 0);
+    got = replay_text(st, &neg, 0);
+    ck_assert_str_eq(got, want);
+    ck_assert(strstr(got, "$.trace.speed: must be > 0") != NULL);
+    free(want);
+    free(got);
+    neg = (trace_open_args_t){.path = bad, .speed = 1, .limit = -1};
+    want = replay_text(NULL, &neg, 0);
+    got = replay_text(st, &neg, 0);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    trace_store_free(st);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
+START_TEST(test_store_bound_and_identity)
+{
+    size_t live = sim_alloc_live_count();
+    char path[512];
+    write_text(path, sizeof path, "store_id.jsonl", store_jsonl);
+    /* over the bound: streamed by every run, nothing held */
+    trace_store_t *st = trace_store_new(5 * 80 + 10 * 8 - 1);
+    assert_store_same(st, path, 0);
+    ck_assert_int_eq(trace_store_entries(st), 0);
+    ck_assert_int_eq(trace_store_bytes(st), 0);
+    trace_store_free(st);
+    st = trace_store_new(0);
+    assert_store_same(st, path, 0);
+    ck_assert_int_eq(trace_store_entries(st), 0);
+    trace_store_free(st);
+    /* a file that changes between runs is parsed again */
+    st = trace_store_new(TRACE_STORE_MAX_BYTES);
+    assert_store_same(st, path, 0);
+    write_text(path, sizeof path, "store_id.jsonl",
+               "{\"timestamp\": 0, \"input_length\": 60, \"output_length\": 1, \"hash_ids\": [3]}\n");
+    assert_store_same(st, path, 0);
+    ck_assert_int_eq(trace_store_entries(st), 2);
+    /* a generator is never stored */
+    trace_gen_params_t g = kimi_params();
+    g.requests = 50;
+    trace_open_args_t a = {.gen = &g, .seed = 7, .speed = 1};
+    char *want = replay_text(NULL, &a, 0), *got = replay_text(st, &a, 0);
+    ck_assert_str_eq(got, want);
+    free(want);
+    free(got);
+    ck_assert_int_eq(trace_store_entries(st), 2);
+    trace_store_free(st);
+    ck_assert_uint_eq(sim_alloc_live_count(), live);
+}
+END_TEST
+
 Suite *test_trace_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -1498,6 +1684,9 @@ Suite *test_trace_suite(void)
     tcase_add_test(tc, test_kimi_turn_gap_and_periodic);
     tcase_add_loop_test(tc, test_kimi_validation, 0, (int)(sizeof kimi_bad / sizeof kimi_bad[0]));
     tcase_add_test(tc, test_stats_generator_and_bench);
+    tcase_add_test(tc, test_store_replays_as_streamed);
+    tcase_add_test(tc, test_store_errors_as_streamed);
+    tcase_add_test(tc, test_store_bound_and_identity);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("real");

@@ -123,21 +123,51 @@ static const trace_source_ops_t *detect(const char *path, trace_lines_t **lines,
     return ops;
 }
 
+/* The replay speed args asks for into *speed; 0, or -1 with err filled
+ * when it or the limit is out of range. */
+static int check_args(const trace_open_args_t *args, double *speed, sim_err_t *err)
+{
+    /* speed 0 means "not set" (a zeroed args struct replays at 1x). */
+    *speed = args->speed == 0 ? 1.0 : args->speed;
+    if (!(*speed > 0) || !isfinite(*speed))
+        return sim_errf(err, "$.trace.speed: must be > 0 (got %g)", args->speed);
+    if (args->limit < 0)
+        return sim_errf(err, "$.trace.limit: must be >= 0 (got %lld)", (long long)args->limit);
+    return 0;
+}
+
+static trace_t *wrap(const trace_source_ops_t *ops, void *state, const trace_open_args_t *args,
+                     double speed)
+{
+    trace_t *t = sim_xcalloc(1, sizeof *t, "trace");
+    t->ops = ops;
+    t->state = state;
+    t->speed = speed;
+    t->limit = args->limit;
+    t->output_cap = args->output_cap > 0 ? args->output_cap : 0;
+    t->path = ops->is_generator ? NULL : sim_xstrdup(args->path, "trace path");
+    return t;
+}
+
+trace_t *trace_wrap(const trace_source_ops_t *ops, void *state, const trace_open_args_t *args,
+                    sim_err_t *err)
+{
+    double speed;
+    if (check_args(args, &speed, err) != 0) {
+        ops->close(state);
+        return NULL;
+    }
+    return wrap(ops, state, args, speed);
+}
+
 trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
 {
     const trace_source_ops_t *ops = NULL;
     trace_lines_t *lines = NULL; /* the reader detection opened, handed on */
     char names[128];
-    /* speed 0 means "not set" (a zeroed args struct replays at 1x). */
-    double speed = args->speed == 0 ? 1.0 : args->speed;
-    if (!(speed > 0) || !isfinite(speed)) {
-        sim_errf(err, "$.trace.speed: must be > 0 (got %g)", args->speed);
+    double speed;
+    if (check_args(args, &speed, err) != 0)
         return NULL;
-    }
-    if (args->limit < 0) {
-        sim_errf(err, "$.trace.limit: must be >= 0 (got %lld)", (long long)args->limit);
-        return NULL;
-    }
     const char *fmt = args->format;
     if (!fmt || !fmt[0] || strcmp(fmt, "auto") == 0) {
         if (args->gen && args->gen->kind[0]) {
@@ -183,14 +213,7 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err)
     void *state = ops->open_lines ? ops->open_lines(args, lines, err) : ops->open(args, err);
     if (!state)
         return NULL;
-    trace_t *t = sim_xcalloc(1, sizeof *t, "trace");
-    t->ops = ops;
-    t->state = state;
-    t->speed = speed;
-    t->limit = args->limit;
-    t->output_cap = args->output_cap > 0 ? args->output_cap : 0;
-    t->path = ops->is_generator ? NULL : sim_xstrdup(args->path, "trace path");
-    return t;
+    return wrap(ops, state, args, speed);
 }
 
 static void hold(trace_t *t, const trace_req_t *r);

@@ -120,6 +120,13 @@ trace_t *trace_open(const trace_open_args_t *args, sim_err_t *err);
  * its first request is an error: "PATH: no requests (...)". The limit
  * counts the records read, dependent ones included. */
 int trace_next(trace_t *t, trace_req_t *out, sim_err_t *err);
+/* A trace over a source state opened elsewhere (traces/store.c's replay
+ * of parsed records): speed, limit, output_cap and dependency holding
+ * from args, path for messages when ops reads a file. Takes state: it is
+ * closed with the trace, or at once when args is out of range (NULL, err
+ * filled as trace_open fills it). */
+trace_t *trace_wrap(const trace_source_ops_t *ops, void *state, const trace_open_args_t *args,
+                    sim_err_t *err);
 void trace_close(trace_t *t);
 
 /* Dependencies, for a replay that reports completions. After

@@ -22,6 +22,7 @@
 #include "sim/exp/run.h"
 #include "sim/exp/search.h"
 #include "sim/exp/sweep.h"
+#include "traces/store.h"
 
 #define EXIT_USAGE 2
 
@@ -307,6 +308,7 @@ typedef struct cap_ctx {
     op_t op;
     double target;
     int integer, progress;
+    trace_store_t *traces; /* the trace files the probes read, parsed once */
 } cap_ctx_t;
 
 /* METRIC="M>=X": the metric path, operator and bound. 0, or -1 with err
@@ -372,7 +374,7 @@ static int cap_probe(void *ud, sim_search_probe_t *p, sim_err_t *err)
     json_decref(v);
     if (rc != 0 || sim_config_validate(c->cfg, c->src, err) != 0)
         return -1;
-    sim_run_opts_t ro = {.config_src = c->src, .data_dir = c->data_dir};
+    sim_run_opts_t ro = {.config_src = c->src, .data_dir = c->data_dir, .traces = c->traces};
     sim_run_result_t res;
     if (sim_run(c->cfg, &ro, &res, err) != 0)
         return -1;
@@ -576,7 +578,8 @@ int sim_cmd_capacity(int argc, char **argv, const char *data_dir)
         return rc;
     }
     const char *src = argv[optind], *out = c.out;
-    cap_ctx_t cx = {.src = src, .key = c.key, .data_dir = data_dir, .progress = !c.quiet};
+    cap_ctx_t cx = {.src = src, .key = c.key, .data_dir = data_dir, .progress = !c.quiet,
+                    .traces = trace_store_new(TRACE_STORE_MAX_BYTES)};
     char metric[256], outbuf[PATH_MAX];
     sim_config_t *base = sim_xmalloc(sizeof *base, "capacity config");
     sim_config_t *cfg = sim_xmalloc(sizeof *cfg, "capacity run config");
@@ -612,6 +615,7 @@ bad:
     rc = err.io ? 1 : EXIT_USAGE;
 done:
     sim_search_result_free(&r);
+    trace_store_free(cx.traces);
     sim_free(base);
     sim_free(cfg);
     sim_free(c.sets);

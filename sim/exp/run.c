@@ -21,6 +21,7 @@
 #include "sim/net/net.h"
 #include "sim/exp/out.h"
 #include "sim/serve/system.h"
+#include "traces/store.h"
 
 static void progress_line(void *ud, const sim_cluster_t *c)
 {
@@ -298,7 +299,7 @@ static int run_inputs(const sim_config_t *cfg, const sim_run_opts_t *o, const ch
     trace_open_args_t ta;
     if (sim_config_trace_args(cfg, src, tpath, sizeof tpath, &ta, err) != 0)
         return -1;
-    s->trace = trace_open(&ta, err);
+    s->trace = trace_store_open(o->traces, &ta, err);
     if (!s->trace) {
         prefix_src(err, src);
         return -1;

@@ -30,6 +30,9 @@ typedef struct sim_run_opts {
     const char *timeline;   /* write the run's timeline here (NULL: none;
                                sim/exp/timeline.h) */
     sim_timeline_window_t timeline_window; /* what it covers */
+    struct trace_store *traces; /* trace files parsed once and shared by
+                                   runs (traces/store.h); NULL: the run
+                                   reads its trace itself */
 } sim_run_opts_t;
 
 typedef struct sim_run_result {

@@ -14,6 +14,7 @@
 #include "sim/core/metrics.h"
 #include "sim/exp/out.h"
 #include "sim/exp/run.h"
+#include "traces/store.h"
 
 /* ---- the core ---- */
 
@@ -132,6 +133,7 @@ typedef struct slo_ctx {
     int64_t ref_rejected;  /* of the reference run */
     int64_t ref_completed;
     int probe_failed;      /* the error came from a run, not from the core */
+    trace_store_t *traces; /* the trace files the runs read, parsed once */
 } slo_ctx_t;
 
 /* Set key=v in cfg. An error, now or when the run checks the config,
@@ -185,7 +187,8 @@ static double p90_of(const json_t *summary, const char *key)
 static int run_cfg(slo_ctx_t *c, const char *src, sim_search_probe_t *p, double *lifetime_s,
                    sim_err_t *err)
 {
-    sim_run_opts_t ro = {.config_src = src, .out_dir = NULL, .data_dir = c->a->data_dir};
+    sim_run_opts_t ro = {.config_src = src, .out_dir = NULL, .data_dir = c->a->data_dir,
+                         .traces = c->traces};
     sim_run_result_t res;
     if (sim_run(c->cfg, &ro, &res, err) != 0)
         return -1;
@@ -286,6 +289,7 @@ int sim_search_slo(const sim_search_slo_args_t *a, sim_search_slo_t *out, sim_er
     slo_ctx_t c = {.a = a, .out = out};
     c.cfg = sim_xmalloc(sizeof *c.cfg, "search config");
     c.ref_cfg = sim_xmalloc(sizeof *c.ref_cfg, "search config");
+    c.traces = trace_store_new(TRACE_STORE_MAX_BYTES);
     int rc = -1;
     if (reference(&c, err) == 0) {
         rc = sim_search_bisect(&a->bisect, slo_probe, &c, &out->search, err);
@@ -296,6 +300,7 @@ int sim_search_slo(const sim_search_slo_args_t *a, sim_search_slo_t *out, sim_er
     }
     sim_free(c.cfg);
     sim_free(c.ref_cfg);
+    trace_store_free(c.traces);
     return rc;
 }
 

@@ -19,6 +19,7 @@
 #include "sim/core/jsonx.h"
 #include "sim/exp/out.h"
 #include "sim/exp/run.h"
+#include "traces/store.h"
 
 /* The spec's JSON, kept for the axis values (borrowed by axes). */
 typedef struct spec_priv {
@@ -305,6 +306,7 @@ typedef struct pool {
     int done, failed;
     double t0;
     int tty;
+    trace_store_t *traces; /* the trace files the points read, parsed once */
 } pool_t;
 
 static void run_point(pool_t *p, int i, sim_config_t *cfg)
@@ -321,7 +323,8 @@ static void run_point(pool_t *p, int i, sim_config_t *cfg)
     if (sim_sweep_point_config(s, i, cfg, &err) != 0)
         goto fail;
     sim_run_opts_t ro = {.config_src = s->base_path, .out_dir = path, .data_dir = p->o->data_dir,
-                         .force = 1 /* sim_sweep_check_out guards the sweep's directory */};
+                         .force = 1 /* sim_sweep_check_out guards the sweep's directory */,
+                         .traces = p->traces};
     sim_run_result_t rr;
     if (sim_run(cfg, &ro, &rr, &err) != 0)
         goto fail;
@@ -392,6 +395,7 @@ int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_swee
     /* One run's directory in flight per worker, each in the signal
      * handler's table, which grows only before the workers start. */
     sim_out_reserve(jobs + 8);
+    p.traces = trace_store_new(TRACE_STORE_MAX_BYTES);
     pthread_mutex_init(&p.mu, NULL);
     if (jobs <= 1) {
         worker(&p);
@@ -408,6 +412,7 @@ int sim_sweep_run(const sim_sweep_spec_t *s, const sim_sweep_opts_t *o, sim_swee
         sim_free(t);
     }
     pthread_mutex_destroy(&p.mu);
+    trace_store_free(p.traces);
     if (p.tty)
         fputs("\r\033[K", stderr);
     return p.failed;
