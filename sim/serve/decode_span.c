@@ -44,6 +44,39 @@ static int64_t interval_at(const decode_inst_t *d, const sim_req_t *r, int64_t i
     return sim_batch_ring_at(&d->b, i) - prev;
 }
 
+/* The sum of the s intervals at hi - s + 1 .. hi (s >= 1): a difference
+ * of end times. */
+static int64_t run_sum(const decode_inst_t *d, const sim_req_t *r, int64_t hi, size_t s)
+{
+    int64_t first = hi - (int64_t)s + 1;
+    sim_time_t before = first == r->join_iter ? r->first_token_ns : sim_batch_ring_at(&d->b, first - 1);
+    return sim_batch_ring_at(&d->b, hi) - before;
+}
+
+/* How many of the intervals at hi, hi - 1, .., hi - cap + 1 (of one run,
+ * so falling going back; the one at hi no less than least) are no less
+ * than least: doubling steps back, then halving. */
+static size_t stretch(const decode_inst_t *d, const sim_req_t *r, int64_t hi, size_t cap,
+                      int64_t least)
+{
+    size_t good = 1, bad = cap + 1; /* the first good hold; bad: known less, or past cap */
+    for (size_t step = 1; good + step < bad; step *= 2) {
+        if (interval_at(d, r, hi - (int64_t)(good + step) + 1) < least) {
+            bad = good + step;
+            break;
+        }
+        good += step;
+    }
+    while (bad - good > 1) {
+        size_t mid = good + (bad - good) / 2;
+        if (interval_at(d, r, hi - (int64_t)mid + 1) >= least)
+            good = mid;
+        else
+            bad = mid;
+    }
+    return good;
+}
+
 /* The first marked iteration in [from, upto], or upto + 1. */
 static int64_t next_mark(const decode_inst_t *d, int64_t from, int64_t upto)
 {
@@ -93,22 +126,34 @@ void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req
     int64_t sum = 0, v = 0;
     /* Each take reads the root's run one interval further back. While
      * that interval is no less than the root's children (the next best),
-     * sifting would leave the root in place: the takes go on without it. */
+     * sifting would leave the root in place: such a stretch of takes is
+     * found at once, by a search back through the run (its intervals fall
+     * going back), and its sum is a difference of two end times. */
     int64_t next_best = 0; /* the root's larger child, known once sifted */
     int sifted = 0;
-    for (size_t k = 0; k < takes; k++) {
-        v = h[0].v;
+    for (size_t k = 0; k < takes;) {
+        int64_t hi = h[0].hi, lo = h[0].lo;
+        /* nt takes, of the intervals at hi, hi - 1, .., hi - nt + 1: one
+         * before the first sift, else all that are no less than the next
+         * best (the one at hi is), up to the run's start and the takes. */
+        size_t cap = SIM_MIN((size_t)(hi - lo) + 1, takes - k);
+        size_t nt = sifted ? stretch(d, r, hi, cap, next_best) : 1;
         if (k == 0)
-            r->tbt_max_s = (double)v / 1e9;
-        if (k < top)
-            sum += v;
-        if (k + 1 == top)
-            r->tbt_p90_s = (double)v / 1e9;
-        if (h[0].hi > h[0].lo) {
-            h[0].hi--;
+            r->tbt_max_s = (double)h[0].v / 1e9;
+        if (k < top) {
+            size_t s_ = SIM_MIN(nt, top - k);
+            sum += s_ == 1 ? h[0].v : run_sum(d, r, hi, s_);
+            if (k + s_ == top)
+                r->tbt_p90_s =
+                    (double)(s_ == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)s_ + 1)) / 1e9;
+        }
+        v = nt == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)nt + 1);
+        k += nt;
+        if (k == takes)
+            break;
+        if (hi - (int64_t)nt >= lo) {
+            h[0].hi = hi - (int64_t)nt;
             h[0].v = interval_at(d, r, h[0].hi);
-            if (sifted && h[0].v >= next_best)
-                continue;
         } else {
             h[0] = h[--nr];
         }
