@@ -27,6 +27,19 @@ static const int reqs[][3] = {
     {1200, 1000, 15}, {1230, 9000, 8},  {1260, 1000, 28}, {1290, 1000, 2},  {1320, 1000, 17},
 };
 
+/* Longer outputs: spans of hundreds of iterations, worked out a piece at
+ * a time, and requests whose longest tenth spans several runs. */
+static const int long_reqs[][3] = {
+    {0, 1000, 700},   {0, 1000, 300},   {10, 1000, 450},  {20, 9000, 260},  {30, 1000, 90},
+    {400, 1000, 520}, {900, 1000, 140}, {1500, 1000, 610}, {2400, 9000, 330}, {3000, 1000, 200},
+    {3020, 1000, 380}, {5000, 1000, 129}, {5010, 1000, 257}, {9000, 1000, 640}, {12000, 1000, 75},
+};
+
+/* The trace and the decode coefficients tie_run uses. */
+static const int (*tie_reqs)[3] = reqs;
+static int tie_n = (int)(sizeof reqs / sizeof reqs[0]);
+static const char *tie_decode = "[0.03, 0, 0]";
+
 typedef struct tie_out {
     char *csv, *ts;
     json_t *summary;
@@ -35,14 +48,16 @@ typedef struct tie_out {
 
 static void tie_run(const char *name, const char *step, const char *const *set, tie_out_t *o)
 {
-    const char *calib =
-        "{\"hardware\": \"a800x8\", \"models\": [\"llama2-70b\"], \"source\": \"test\",\n"
-        " \"prefill\": {\"coef\": [0.1, 1e-4, 0]}, \"decode\": {\"coef\": [0.03, 0, 0]}}\n";
+    char calib[512];
+    snprintf(calib, sizeof calib,
+             "{\"hardware\": \"a800x8\", \"models\": [\"llama2-70b\"], \"source\": \"test\",\n"
+             " \"prefill\": {\"coef\": [0.1, 1e-4, 0]}, \"decode\": {\"coef\": %s}}\n",
+             tie_decode);
     const char *cp = tests_write_file(tests_tmpdir(), "flat_decode.json", calib, strlen(calib));
     static sim_config_t cfg;
     sim_config_defaults(&cfg);
-    int n = (int)(sizeof reqs / sizeof reqs[0]);
-    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("ties.jsonl", reqs, n));
+    int n = tie_n;
+    snprintf(cfg.trace.path, sizeof cfg.trace.path, "%s", tests_trace_of("ties.jsonl", tie_reqs, n));
     snprintf(cfg.cost.calibration, sizeof cfg.cost.calibration, "%s", cp);
     cfg.cluster.prefill = 1;
     cfg.cluster.decode = 2;
@@ -79,6 +94,26 @@ static void tie_free(tie_out_t *o)
     json_decref(o->summary);
 }
 
+/* Run sets[] stepped and in spans on the trace and decode coefficients
+ * set above; the outputs must match, with fewer events in spans. */
+static void spans_match_steps(const char *tag, const char *const (*sets)[5], int n_sets)
+{
+    for (int i = 0; i < n_sets; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%s%d_step", tag, i);
+        snprintf(b, sizeof b, "%s%d_span", tag, i);
+        tie_out_t s, t;
+        tie_run(a, "1", sets[i], &s);
+        tie_run(b, "0", sets[i], &t);
+        ck_assert_msg(!strcmp(s.csv, t.csv), "%s: requests.csv differs", sets[i][0]);
+        ck_assert_msg(!strcmp(s.ts, t.ts), "%s: timeseries.csv differs", sets[i][0]);
+        ck_assert_msg(json_equal(s.summary, t.summary), "%s: summary.json differs", sets[i][0]);
+        ck_assert_uint_lt(t.events, s.events);
+        tie_free(&s);
+        tie_free(&t);
+    }
+}
+
 START_TEST(test_spans_match_steps_on_ties)
 {
     /* Admission reads decode state mid-span: the load now (early), the
@@ -91,19 +126,30 @@ START_TEST(test_spans_match_steps_on_ties)
         {"admission.policy=predictive", "slo.tbt_s=0.03", "admission.params.threshold=0.9",
          "admission.params.predictor=oracle", NULL},
     };
-    for (int i = 0; i < (int)(sizeof sets / sizeof sets[0]); i++) {
-        char a[64], b[64];
-        snprintf(a, sizeof a, "%d_step", i);
-        snprintf(b, sizeof b, "%d_span", i);
-        tie_out_t s, t;
-        tie_run(a, "1", sets[i], &s);
-        tie_run(b, "0", sets[i], &t);
-        ck_assert_msg(!strcmp(s.csv, t.csv), "%s: requests.csv differs", sets[i][0]);
-        ck_assert_msg(!strcmp(s.ts, t.ts), "%s: timeseries.csv differs", sets[i][0]);
-        ck_assert_msg(json_equal(s.summary, t.summary), "%s: summary.json differs", sets[i][0]);
-        ck_assert_uint_lt(t.events, s.events);
-        tie_free(&s);
-        tie_free(&t);
+    tie_reqs = reqs;
+    tie_n = (int)(sizeof reqs / sizeof reqs[0]);
+    tie_decode = "[0.03, 0, 0]";
+    spans_match_steps("", sets, (int)(sizeof sets / sizeof sets[0]));
+}
+END_TEST
+
+/* Spans of hundreds of iterations: their end times worked out a piece at
+ * a time while arrivals, inlined prefills and samples meet them, flat
+ * (ties) and with a time that grows with the context (runs of intervals
+ * across TBT buckets, the longest tenth taken from several). */
+START_TEST(test_long_spans_match_steps)
+{
+    static const char *const sets[][5] = {
+        {"admission.policy=none", NULL},
+        {"admission.policy=predictive", "slo.tbt_s=0.03", "admission.params.threshold=0.9",
+         "admission.params.predictor=oracle", NULL},
+    };
+    static const char *const coefs[] = {"[0.03, 0, 0]", "[0.02, 1e-4, 3e-7]"};
+    tie_reqs = long_reqs;
+    tie_n = (int)(sizeof long_reqs / sizeof long_reqs[0]);
+    for (int k = 0; k < 2; k++) {
+        tie_decode = coefs[k];
+        spans_match_steps(k ? "long_grow" : "long_flat", sets, (int)(sizeof sets / sizeof sets[0]));
     }
 }
 END_TEST
@@ -196,6 +242,7 @@ Suite *test_decode_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_spans_match_steps_on_ties);
+    tcase_add_test(tc, test_long_spans_match_steps);
     tcase_add_test(tc, test_readers_see_steps);
     suite_add_tcase(s, tc);
     return s;

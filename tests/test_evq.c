@@ -180,6 +180,121 @@ START_TEST(test_random_against_model)
 }
 END_TEST
 
+/* Pushes, as-of pushes, events that move later as they come to the front
+ * (sim_evq_at_more) and cancels made from handlers while the queue runs,
+ * a queue of thousands (past the heap's first growths), against a
+ * brute-force model of the order (time, scheduling time, sequence). */
+typedef struct churn {
+    sim_evq_t *q;
+    gsl_rng *r;
+    struct churn_ev {
+        sim_time_t t, pushed;
+        uint64_t seq;
+        sim_event_id_t id;
+        int live, moves; /* moves: left to make (sim_evq_at_more) */
+    } ev[20000];
+    int n, ran, moved;
+} churn_t;
+
+static void churn_push(churn_t *c);
+
+/* The model's least live event. */
+static int churn_least(const churn_t *c)
+{
+    int best = -1;
+    for (int i = 0; i < c->n; i++) {
+        const struct churn_ev *e = &c->ev[i];
+        if (!e->live)
+            continue;
+        if (best < 0 || e->t < c->ev[best].t ||
+            (e->t == c->ev[best].t && (e->pushed < c->ev[best].pushed ||
+                                       (e->pushed == c->ev[best].pushed && e->seq < c->ev[best].seq))))
+            best = i;
+    }
+    return best;
+}
+
+/* At the front: the model's least; moves later while it has moves left. */
+static int churn_more(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos)
+{
+    churn_t *c = ctx;
+    (void)obj;
+    struct churn_ev *e = &c->ev[arg];
+    ck_assert_int_eq(arg, churn_least(c));
+    ck_assert(pos->t == e->t && pos->pushed == e->pushed && pos->seq == e->seq);
+    if (e->moves == 0)
+        return 0;
+    e->moves--;
+    e->pushed = e->t;
+    e->t += 1 + (sim_time_t)gsl_rng_uniform_int(c->r, 10);
+    pos->t = e->t;
+    pos->pushed = e->pushed;
+    c->moved++;
+    return 1;
+}
+
+static void churn_run(void *ctx, void *obj, int64_t arg)
+{
+    churn_t *c = ctx;
+    (void)obj;
+    /* arg must be the least live event of the model. */
+    ck_assert_int_eq(arg, churn_least(c));
+    ck_assert_int_eq(sim_evq_now(c->q), c->ev[arg].t);
+    c->ev[arg].live = 0;
+    c->ran++;
+    for (int k = (int)gsl_rng_uniform_int(c->r, 3); k > 0; k--)
+        churn_push(c);
+    if (c->n > 0 && gsl_rng_uniform_int(c->r, 4) == 0) {
+        int i = (int)gsl_rng_uniform_int(c->r, (unsigned long)c->n);
+        ck_assert_int_eq(sim_evq_cancel(c->q, c->ev[i].id), c->ev[i].live);
+        c->ev[i].live = 0;
+    }
+}
+
+static void churn_push(churn_t *c)
+{
+    if (c->n == 20000)
+        return;
+    sim_time_t now = sim_evq_now(c->q), t = now + (sim_time_t)gsl_rng_uniform_int(c->r, 40);
+    /* A third placed as if scheduled earlier (even before now). */
+    sim_time_t pushed = gsl_rng_uniform_int(c->r, 3) == 0
+                            ? t - (sim_time_t)gsl_rng_uniform_int(c->r, (unsigned long)t + 1)
+                            : now;
+    struct churn_ev *e = &c->ev[c->n];
+    *e = (struct churn_ev){.t = t, .pushed = pushed, .seq = sim_evq_next_seq(c->q), .live = 1};
+    /* A quarter move later up to twice as they come to the front. */
+    if (gsl_rng_uniform_int(c->r, 4) == 0) {
+        e->moves = (int)gsl_rng_uniform_int(c->r, 3);
+        e->id = sim_evq_at_more(c->q, t, pushed, churn_run, churn_more, NULL, c->n);
+    } else {
+        e->id = sim_evq_at_as_of(c->q, t, pushed, churn_run, NULL, c->n);
+    }
+    c->n++;
+}
+
+START_TEST(test_churn_against_model)
+{
+    static churn_t c;
+    c = (churn_t){0};
+    c.q = sim_evq_new(&c);
+    c.r = sim_rng_new(11, 5);
+    for (int i = 0; i < 3000; i++)
+        churn_push(&c);
+    while (sim_evq_step(c.q))
+        ;
+    int live = 0;
+    for (int i = 0; i < c.n; i++)
+        live += c.ev[i].live;
+    ck_assert_int_eq(live, 0);
+    ck_assert_int_gt(c.ran, 10000);
+    ck_assert_int_gt(c.moved, 1000);
+    ck_assert_uint_eq(sim_evq_executed(c.q), (uint64_t)c.ran); /* a move is not a run */
+    ck_assert_uint_eq(sim_evq_pending(c.q), 0);
+    gsl_rng_free(c.r);
+    sim_evq_free(c.q);
+}
+END_TEST
+
 START_TEST(test_negative_delay_asserts)
 {
     sim_evq_t *q = sim_evq_new(NULL);
@@ -197,6 +312,7 @@ Suite *test_evq_suite(void)
     tcase_add_test(tc, test_zero_delay_from_handler);
     tcase_add_test(tc, test_cancel);
     tcase_add_test(tc, test_random_against_model);
+    tcase_add_test(tc, test_churn_against_model);
     tcase_add_test_raise_signal(tc, test_negative_delay_asserts, SIGABRT);
     suite_add_tcase(s, tc);
     return s;

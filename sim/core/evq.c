@@ -4,16 +4,21 @@
  * stale id never cancels a newer event. */
 #include "sim/core/evq.h"
 
+#include <string.h>
+
 #include "sim/core/heap.h"
 
 typedef struct ev_rec {
     sim_event_fn fn;
     void *obj;
     int64_t arg;
+    union {
+        sim_event_more_fn more; /* while scheduled: sim_evq_at_more's, or NULL */
+        uint32_t next_free;     /* while free */
+    } u;
     uint32_t gen;
     uint8_t live;      /* scheduled and not yet run */
     uint8_t cancelled; /* dropped when popped */
-    uint32_t next_free;
 } ev_rec_t;
 
 typedef struct ev_key {
@@ -29,7 +34,8 @@ struct sim_evq {
     uint64_t executed;
     sim_evq_pos_t cur; /* of the event being run or last run */
     size_t n_live;
-    ev_key_t *heap;
+    ev_key_t *heap; /* inside heap_mem, placed as heap_reserve says */
+    void *heap_mem;
     size_t n_heap, cap_heap;
     ev_rec_t *recs;
     size_t n_recs, cap_recs;
@@ -50,7 +56,7 @@ void sim_evq_free(sim_evq_t *q)
 {
     if (!q)
         return;
-    sim_free(q->heap);
+    sim_free(q->heap_mem);
     sim_free(q->recs);
     sim_free(q);
 }
@@ -69,11 +75,34 @@ static int key_less(const ev_key_t *a, const ev_key_t *b)
 
 SIM_HEAP_DEFINE(ev_heap, ev_key_t, key_less, SIM_HEAP_UNTRACKED)
 
+/* Room for need keys. A pop walks from the root down, reading both
+ * children of a node a level, and with many instances the heap holds
+ * about as many keys as fit the L1 cache: the keys start 32 bytes past a
+ * cache line, so that each pair of children (2i + 1, 2i + 2) shares one
+ * line rather than straddling two. */
+_Static_assert(sizeof(ev_key_t) == 32, "evq keys are half a cache line");
+static void heap_reserve(sim_evq_t *q, size_t need)
+{
+    if (need <= q->cap_heap)
+        return;
+    size_t cap = q->cap_heap ? 2 * q->cap_heap : 256;
+    while (cap < need)
+        cap *= 2;
+    void *mem = sim_xmalloc(cap * sizeof(ev_key_t) + 96, "evq heap");
+    ev_key_t *h = (ev_key_t *)((((uintptr_t)mem + 32 + 63) & ~(uintptr_t)63) - 32);
+    if (q->n_heap)
+        memcpy(h, q->heap, q->n_heap * sizeof *h);
+    sim_free(q->heap_mem);
+    q->heap_mem = mem;
+    q->heap = h;
+    q->cap_heap = cap;
+}
+
 static uint32_t rec_alloc(sim_evq_t *q)
 {
     if (q->free_head != NO_SLOT) {
         uint32_t s = q->free_head;
-        q->free_head = q->recs[s].next_free;
+        q->free_head = q->recs[s].u.next_free;
         return s;
     }
     SIM_ASSERT(q->n_recs < NO_SLOT);
@@ -86,7 +115,7 @@ static void rec_release(sim_evq_t *q, uint32_t s)
 {
     q->recs[s].live = 0;
     q->recs[s].gen++;
-    q->recs[s].next_free = q->free_head;
+    q->recs[s].u.next_free = q->free_head;
     q->free_head = s;
 }
 
@@ -102,6 +131,12 @@ sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *
 sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
                                 sim_event_fn fn, void *obj, int64_t arg)
 {
+    return sim_evq_at_more(q, t_ns, pushed_ns, fn, NULL, obj, arg);
+}
+
+sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                               sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg)
+{
     SIM_ASSERT(t_ns >= q->now);
     SIM_ASSERT(pushed_ns <= t_ns);
     SIM_ASSERT(fn != NULL);
@@ -110,10 +145,12 @@ sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed
     r->fn = fn;
     r->obj = obj;
     r->arg = arg;
+    r->u.more = more;
     r->live = 1;
     r->cancelled = 0;
-    ev_heap_push(&q->heap, &q->n_heap, &q->cap_heap,
-                 (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s}, "evq heap");
+    heap_reserve(q, q->n_heap + 1);
+    ev_heap_up(q->heap, q->n_heap++,
+            (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s});
     q->n_live++;
     /* gen + 1 keeps ids nonzero. */
     return ((uint64_t)(r->gen + 1u) << 32) | s;
@@ -144,8 +181,20 @@ int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
 int sim_evq_step(sim_evq_t *q)
 {
     while (q->n_heap > 0) {
-        ev_key_t top = ev_heap_pop(q->heap, &q->n_heap);
+        ev_key_t top = q->heap[0];
         ev_rec_t *r = &q->recs[top.slot];
+        if (r->u.more && !r->cancelled) {
+            sim_evq_pos_t pos = {.t = top.t, .pushed = top.pushed, .seq = top.seq}, was = pos;
+            if (r->u.more(q->ctx, r->obj, r->arg, &pos)) {
+                pos.seq = top.seq;
+                SIM_ASSERT(pos.pushed <= pos.t && sim_evq_pos_less(was, pos));
+                ev_heap_down(q->heap, q->n_heap, 0,
+                             (ev_key_t){.t = pos.t, .pushed = pos.pushed, .seq = top.seq, .slot = top.slot});
+                continue;
+            }
+        }
+        if (--q->n_heap > 0)
+            ev_heap_down(q->heap, q->n_heap, 0, q->heap[q->n_heap]);
         if (r->cancelled) {
             rec_release(q, top.slot);
             continue;

@@ -58,6 +58,22 @@ sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *
 sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
                                 sim_event_fn fn, void *obj, int64_t arg);
 
+/* Asked when an event scheduled by sim_evq_at_more comes to the front of
+ * the queue, before it runs: returns 1 to move it later instead, to *pos
+ * (which comes in as its place; its t and pushed are set, its seq is
+ * kept), where it is asked again; 0 to run it. It runs in no event's
+ * place: it reads and updates the event's own state and schedules
+ * nothing. */
+typedef int (*sim_event_more_fn)(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos);
+
+/* sim_evq_at_as_of for an event that may move later as it comes to the
+ * front (more): one event for work whose end is worked out a piece at a
+ * time, keeping its id and its sequence number; a move is not an event
+ * run. Its one user is the decode spans (sim/serve/decode_span.c), which
+ * work out their iterations' end times as simulated time reaches them. */
+sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                               sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg);
+
 /* The place of the event being run (or last run) in the total order. */
 sim_evq_pos_t sim_evq_current(const sim_evq_t *q);
 /* The sequence number the next scheduled event will get. */

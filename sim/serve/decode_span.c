@@ -3,9 +3,11 @@
  * event per iteration (sim/serve/decode_step.c, the reference the tests
  * compare against: tests/decode_span.sh, tests/test_decode.c): the span's
  * end times go into the ring ahead, from the same cost-model calls and
- * integer sums; its event, and each iteration inside it when compared with
- * another event, takes the place in the queue's order that iteration's own
- * event would have had (scheduled at the previous iteration's end,
+ * integer sums, a piece at a time as simulated time reaches them (the
+ * event moves to each piece's end: sim_evq_at_more); its event, and each
+ * iteration inside it when compared with another event, takes the place
+ * in the queue's order that iteration's own event would have had
+ * (scheduled at the previous iteration's end,
  * sim_evq_at_as_of). A span ends at the next completion; an arrival that
  * would join (or a prefill to inline) cuts it at the next boundary; other
  * readers see the state as of the running event through
@@ -40,6 +42,39 @@ static int64_t interval_at(const decode_inst_t *d, const sim_req_t *r, int64_t i
 {
     sim_time_t prev = i == r->join_iter ? r->first_token_ns : sim_batch_ring_at(&d->b, i - 1);
     return sim_batch_ring_at(&d->b, i) - prev;
+}
+
+/* The sum of the s intervals at hi - s + 1 .. hi (s >= 1): a difference
+ * of end times. */
+static int64_t run_sum(const decode_inst_t *d, const sim_req_t *r, int64_t hi, size_t s)
+{
+    int64_t first = hi - (int64_t)s + 1;
+    sim_time_t before = first == r->join_iter ? r->first_token_ns : sim_batch_ring_at(&d->b, first - 1);
+    return sim_batch_ring_at(&d->b, hi) - before;
+}
+
+/* How many of the intervals at hi, hi - 1, .., hi - cap + 1 (of one run,
+ * so falling going back; the one at hi no less than least) are no less
+ * than least: doubling steps back, then halving. */
+static size_t stretch(const decode_inst_t *d, const sim_req_t *r, int64_t hi, size_t cap,
+                      int64_t least)
+{
+    size_t good = 1, bad = cap + 1; /* the first good hold; bad: known less, or past cap */
+    for (size_t step = 1; good + step < bad; step *= 2) {
+        if (interval_at(d, r, hi - (int64_t)(good + step) + 1) < least) {
+            bad = good + step;
+            break;
+        }
+        good += step;
+    }
+    while (bad - good > 1) {
+        size_t mid = good + (bad - good) / 2;
+        if (interval_at(d, r, hi - (int64_t)mid + 1) >= least)
+            good = mid;
+        else
+            bad = mid;
+    }
+    return good;
 }
 
 /* The first marked iteration in [from, upto], or upto + 1. */
@@ -91,22 +126,34 @@ void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req
     int64_t sum = 0, v = 0;
     /* Each take reads the root's run one interval further back. While
      * that interval is no less than the root's children (the next best),
-     * sifting would leave the root in place: the takes go on without it. */
+     * sifting would leave the root in place: such a stretch of takes is
+     * found at once, by a search back through the run (its intervals fall
+     * going back), and its sum is a difference of two end times. */
     int64_t next_best = 0; /* the root's larger child, known once sifted */
     int sifted = 0;
-    for (size_t k = 0; k < takes; k++) {
-        v = h[0].v;
+    for (size_t k = 0; k < takes;) {
+        int64_t hi = h[0].hi, lo = h[0].lo;
+        /* nt takes, of the intervals at hi, hi - 1, .., hi - nt + 1: one
+         * before the first sift, else all that are no less than the next
+         * best (the one at hi is), up to the run's start and the takes. */
+        size_t cap = SIM_MIN((size_t)(hi - lo) + 1, takes - k);
+        size_t nt = sifted ? stretch(d, r, hi, cap, next_best) : 1;
         if (k == 0)
-            r->tbt_max_s = (double)v / 1e9;
-        if (k < top)
-            sum += v;
-        if (k + 1 == top)
-            r->tbt_p90_s = (double)v / 1e9;
-        if (h[0].hi > h[0].lo) {
-            h[0].hi--;
+            r->tbt_max_s = (double)h[0].v / 1e9;
+        if (k < top) {
+            size_t s_ = SIM_MIN(nt, top - k);
+            sum += s_ == 1 ? h[0].v : run_sum(d, r, hi, s_);
+            if (k + s_ == top)
+                r->tbt_p90_s =
+                    (double)(s_ == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)s_ + 1)) / 1e9;
+        }
+        v = nt == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)nt + 1);
+        k += nt;
+        if (k == takes)
+            break;
+        if (hi - (int64_t)nt >= lo) {
+            h[0].hi = hi - (int64_t)nt;
             h[0].v = interval_at(d, r, h[0].hi);
-            if (sifted && h[0].v >= next_best)
-                continue;
         } else {
             h[0] = h[--nr];
         }
@@ -180,68 +227,142 @@ static uint64_t run_open(decode_inst_t *d, int64_t start, sim_time_t v, sim_time
     return sim_hist_bucket_end(v);
 }
 
+/* The marks and runs of count intervals x of iterations from i on (their
+ * end times at, their ring slots from slot on), one at a time; prev is
+ * the interval before them, updated. Returns the bucket end. */
+static uint64_t span_marks(decode_inst_t *d, int64_t i, const sim_time_t *at, const sim_time_t *x,
+                           size_t count, size_t slot, sim_time_t *prev, uint64_t bucket_end)
+{
+    uint64_t *marks = d->marks;
+    sim_time_t p = *prev;
+    for (size_t q = 0; q < count; q++) {
+        if (x[q] < p || (uint64_t)x[q] >= bucket_end) {
+            if (x[q] < p)
+                marks[(slot + q) / 64] |= UINT64_C(1) << ((slot + q) % 64);
+            bucket_end = run_open(d, i + (int64_t)q, x[q], at[q] - x[q], p);
+        }
+        p = x[q];
+    }
+    *prev = p;
+    return bucket_end;
+}
+
+/* The end times of iterations i .. i + m - 1 of the running span (after
+ * its first), the one before ending at t, into the ring, from their
+ * intervals iv; their marks, and the runs the span's end will add to
+ * the TBT histogram (sim_decode_span_tbt): a run ends where an interval
+ * falls or leaves the bucket of the run's first, so the end reads none of
+ * them back from the ring. The interval before them and the bucket of
+ * the last run are in d (span_prev_iv, span_bucket_end). Returns the end
+ * of iteration i + m - 1. */
+static sim_time_t span_fill(decode_inst_t *d, int64_t i, size_t m, const sim_time_t *iv,
+                            sim_time_t t)
+{
+    sim_time_t *ring = d->b.ring;
+    size_t mask = d->b.ring_cap - 1, slot = (size_t)(i - 1) & mask;
+    sim_time_t prev_iv = d->span_prev_iv;
+    uint64_t bucket_end = d->span_bucket_end;
+    marks_clear(d->marks, d->b.ring_cap, (size_t)i & mask, m);
+    /* A piece of the ring at a time (it wraps at most once). */
+    for (size_t j = 0; j < m;) {
+        size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
+        sim_time_t *at = ring + from;
+        const sim_time_t *x = iv + j;
+        size_t q = 0;
+        /* Four at a time: when none of the four falls, they cannot leave
+         * the bucket unless the last does, so one test of the four finds
+         * almost every group without a mark or a run (a line model's
+         * intervals never fall); a group with one goes one at a time. */
+        for (; q + 4 <= len; q += 4) {
+            sim_time_t x0 = x[q], x1 = x[q + 1], x2 = x[q + 2], x3 = x[q + 3];
+            at[q] = t += x0;
+            at[q + 1] = t += x1;
+            at[q + 2] = t += x2;
+            at[q + 3] = t += x3;
+            int quiet = (x0 >= prev_iv) & (x1 >= x0) & (x2 >= x1) & (x3 >= x2) &
+                        ((uint64_t)x3 < bucket_end);
+            if (!quiet)
+                bucket_end = span_marks(d, i + (int64_t)(j + q), at + q, x + q, 4, from + q,
+                                        &prev_iv, bucket_end);
+            prev_iv = x3;
+        }
+        for (size_t r = q; r < len; r++)
+            at[r] = t += x[r];
+        bucket_end = span_marks(d, i + (int64_t)(j + q), at + q, x + q, len - q, from + q,
+                                &prev_iv, bucket_end);
+        slot = from + len - 1;
+        j += len;
+    }
+    if (d->n_runs > 0)
+        d->runs[d->n_runs - 1].last = prev_iv;
+    d->span_prev_iv = prev_iv;
+    d->span_bucket_end = bucket_end;
+    return t;
+}
+
+/* The iterations a span works out ahead at a time: an arrival that joins
+ * cuts most spans long before their planned end (at the next completion),
+ * and the end times past the cut are never read. */
+#define SPAN_AHEAD 128
+
+/* The span's event came to the front of the queue at the end of
+ * span_end, and the span runs on to span_target: the next iterations'
+ * end times, and the event moves to the last of them (sim_evq_at_more). */
+static int span_more(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos)
+{
+    sim_cluster_t *c = ctx;
+    decode_inst_t *d = obj;
+    (void)arg;
+    if (d->span_end >= d->span_target)
+        return 0;
+    int64_t i = d->span_end + 1, n = (int64_t)d->b.n;
+    size_t m = (size_t)SIM_MIN(d->span_target - d->span_end, SPAN_AHEAD);
+    sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
+    model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok + (i - d->b.iter) * n, (int64_t)m,
+                              c->scratch);
+    pos->t = span_fill(d, i, m, c->scratch, sim_batch_ring_at(&d->b, d->span_end));
+    d->span_end += (int64_t)m;
+    d->span_planned = d->span_end;
+    pos->pushed = sim_batch_ring_at(&d->b, d->span_end - 1);
+    return 1;
+}
+
 void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
 {
     sim_time_t now = sim_evq_now(c->evq);
     int64_t k = d->b.iter, n = (int64_t)d->b.n;
     int64_t f = sim_batch_top_finish(&d->b);
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
-    sim_time_t t = now;
-    size_t m = (size_t)(f - k + 1);
+    size_t m = (size_t)SIM_MIN(f - k + 1, SPAN_AHEAD);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
     /* The span's first interval also holds any wait since the previous
      * iteration ended (an inlined prefill); the rest are its iteration
      * times. Marked: the first, and each interval below the one before. */
-    sim_time_t prev_iv = now + c->scratch[0] - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
-    sim_time_t *ring = d->b.ring;
     const sim_time_t *iv = c->scratch;
-    uint64_t *marks = d->marks;
-    size_t mask = d->b.ring_cap - 1, slot = (size_t)k & mask;
-    marks_clear(marks, d->b.ring_cap, slot, m);
-    t += iv[0];
-    ring[slot] = t;
-    marks[slot / 64] |= UINT64_C(1) << (slot % 64);
-    /* The rest a piece of the ring at a time (it wraps at most once):
-     * the end times, a running sum; then the marks, mostly none, and the
-     * runs the span's end will add to the TBT histogram (sim_decode_span_tbt): a
-     * run ends where an interval falls or leaves the bucket of the run's
-     * first, so the end reads none of them back from the ring. */
+    size_t slot = (size_t)k & (d->b.ring_cap - 1);
+    marks_clear(d->marks, d->b.ring_cap, slot, 1);
+    sim_time_t t = now + iv[0];
+    d->b.ring[slot] = t;
+    d->marks[slot / 64] |= UINT64_C(1) << (slot % 64);
     d->n_runs = 0;
-    uint64_t bucket_end = 0; /* none: the second interval opens the first run */
-    for (size_t j = 1; j < m;) {
-        size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
-        sim_time_t *at = ring + from;
-        for (size_t q = 0; q < len; q++) {
-            t += iv[j + q];
-            at[q] = t;
-        }
-        for (size_t q = 0; q < len; q++) {
-            sim_time_t x = iv[j + q];
-            if (x < prev_iv || (uint64_t)x >= bucket_end) {
-                if (x < prev_iv)
-                    marks[(from + q) / 64] |= UINT64_C(1) << ((from + q) % 64);
-                bucket_end = run_open(d, k + (int64_t)(j + q), x, at[q] - x, prev_iv);
-            }
-            prev_iv = x;
-        }
-        slot = from + len - 1;
-        j += len;
-    }
-    if (d->n_runs > 0)
-        d->runs[d->n_runs - 1].last = prev_iv;
+    d->span_prev_iv = t - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
+    d->span_bucket_end = 0; /* none: the second interval opens the first run */
+    t = span_fill(d, k + 1, m - 1, iv + 1, t);
     d->running = 1;
     d->iter_start_ns = now;
-    d->span_end = f;
-    d->span_planned = f;
+    d->span_end = k + (int64_t)m - 1;
+    d->span_planned = d->span_end;
+    d->span_target = f;
     d->span_seq = sim_evq_next_seq(c->evq);
-    d->span_ev = sim_evq_at_as_of(c->evq, t, f == k ? now : sim_batch_ring_at(&d->b, f - 1),
-                                  done, d, 0);
+    d->span_ev = sim_evq_at_more(c->evq, t, m == 1 ? now : sim_batch_ring_at(&d->b, d->span_end - 1),
+                                 done, span_more, d, 0);
 }
 
 void sim_decode_span_cut(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
 {
     int64_t i = sim_decode_span_next(c, d);
+    d->span_target = SIM_MIN(d->span_target, i);
     if (i >= d->span_end)
         return;
     sim_evq_cancel(c->evq, d->span_ev);

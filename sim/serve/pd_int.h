@@ -32,7 +32,12 @@ typedef struct decode_inst {
      * span_end (sim/serve/decode_span.c); their end times are in the ring ahead of
      * b.iter. span_end == b.iter when one iteration (or none) runs. */
     int64_t span_end;
-    int64_t span_planned;    /* span_end as the span started (a cut lowers span_end) */
+    int64_t span_planned;    /* the last iteration whose end time is worked out */
+    /* The span's last iteration unless cut; span_end is behind it while
+     * the span works its end times out ahead a piece at a time. */
+    int64_t span_target;
+    sim_time_t span_prev_iv;    /* the interval of iteration span_planned */
+    uint64_t span_bucket_end;   /* the end of the last run's TBT bucket */
     uint64_t span_seq;       /* sequence number of the span's event */
     sim_event_id_t span_ev;  /* its id */
     /* Bit k & (b.ring_cap - 1): iteration k's token interval (its ring
