@@ -177,7 +177,7 @@ run: deps
 # -O2, the sweep tests (two workers) under ThreadSanitizer, then the
 # fuzzers (make fuzz).
 test: deps
-	@$(MAKE) --no-print-directory build-tests
+	@$(MAKE) --no-print-directory all build-tests
 	./$(TEST_BIN)
 	sh tests/cli.sh ./$(BIN)
 	sh tests/cli_sweep.sh ./$(BIN)
