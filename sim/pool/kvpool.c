@@ -831,10 +831,9 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
 
 static int top_tier(const sim_kvpool_t *p, int node)
 {
-    for (int t = 0; t < SIM_N_TIERS; t++)
-        if (p->tiers[node * SIM_N_TIERS + t].cap != 0)
-            return t;
-    return -1;
+    const kv_tier_t *t = &p->tiers[node * SIM_N_TIERS];
+    _Static_assert(SIM_N_TIERS == 2, "top_tier reads DRAM, then SSD");
+    return t[SIM_TIER_DRAM].cap != 0 ? SIM_TIER_DRAM : t[SIM_TIER_SSD].cap != 0 ? SIM_TIER_SSD : -1;
 }
 
 static int has_room(const kv_tier_t *t) { return t->cap < 0 || t->size < t->cap; }
