@@ -831,10 +831,9 @@ static void entry_drop(sim_kvpool_t *p, uint32_t ei)
 
 static int top_tier(const sim_kvpool_t *p, int node)
 {
-    for (int t = 0; t < SIM_N_TIERS; t++)
-        if (p->tiers[node * SIM_N_TIERS + t].cap != 0)
-            return t;
-    return -1;
+    const kv_tier_t *t = &p->tiers[node * SIM_N_TIERS];
+    _Static_assert(SIM_N_TIERS == 2, "top_tier reads DRAM, then SSD");
+    return t[SIM_TIER_DRAM].cap != 0 ? SIM_TIER_DRAM : t[SIM_TIER_SSD].cap != 0 ? SIM_TIER_SSD : -1;
 }
 
 static int has_room(const kv_tier_t *t) { return t->cap < 0 || t->size < t->cap; }
@@ -1262,12 +1261,13 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
         if (head == NONE || p->e[head].wide == NONE)
             break;
         const uint64_t *bits = p->wides[p->e[head].wide].bits;
-        uint64_t any = 0, off[SIM_N_TIERS] = {0};
+        uint64_t any = 0, miss = 0, off[SIM_N_TIERS] = {0};
         for (size_t i = lo; i < hi; i++) {
             uint64_t h = 0;
             for (size_t t = 0; t < SIM_N_TIERS; t++)
                 h |= bits[t * nw + i];
             any |= a[i] & h;
+            miss |= a[i] & ~h;
             for (size_t t = 0; t < SIM_N_TIERS; t++)
                 off[t] |= a[i] & h & ~bits[t * nw + i];
         }
@@ -1277,7 +1277,9 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
                 t1 = t;
         if (!any || t1 == SIM_N_TIERS)
             break; /* no run grows, or they grow in different tiers: the replica walk's */
-        for (size_t i = lo; i < hi; i++) {
+        /* Every node still matching holds the block, all in tier t1 (off[t1]
+         * is 0): the cut takes none out and leaves a as it is. */
+        for (size_t i = miss ? lo : hi; i < hi; i++) {
             uint64_t gone = a[i] & ~bits[t1 * nw + i];
             a[i] &= bits[t1 * nw + i];
             for (uint64_t x = k ? gone : 0; x; x &= x - 1)

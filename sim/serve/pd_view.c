@@ -75,6 +75,10 @@ void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, 
         return;
     }
     sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, sim_pd(c)->prefix_scratch);
+    if (c->a.pd.prefill_group == 1) { /* instance i is node i */
+        memcpy(out, sim_pd(c)->prefix_scratch, (size_t)c->a.pd.n_prefill * sizeof *out);
+        return;
+    }
     for (int i = 0; i < c->a.pd.n_prefill; i++)
         out[i] = sim_pd(c)->prefix_scratch[sim_cluster_pool_node(c, i)];
 }

@@ -34,6 +34,10 @@ void sim_prefill_hot_spot(sim_cluster_t *c, const sim_req_t *r, int dst_inst)
         return;
     uint32_t *lead = sim_xmalloc((size_t)c->a.pd.n_prefill * sizeof *lead, "hot-spot leads");
     sim_cluster_prefix_by_instance(c, r, lead);
+    /* Every instance is looked at: its wait inline, at one clock reading
+     * (nothing here moves the clock or an instance's queue). */
+    const prefill_inst_t *pf = sim_pd(c)->pf;
+    sim_time_t now = sim_evq_now(c->evq);
     for (int made = 0; made < c->a.pool.hot_replicas; made++) {
         int best = -1;
         sim_time_t best_wait = INT64_MAX;
@@ -41,7 +45,7 @@ void sim_prefill_hot_spot(sim_cluster_t *c, const sim_req_t *r, int dst_inst)
             int node = sim_cluster_pool_node(c, i);
             if (i == dst_inst || node == r->fetch_src || lead[i] >= r->fetch_blocks)
                 continue;
-            sim_time_t w = sim_cluster_prefill_wait_ns(c, i);
+            sim_time_t w = sim_prefill_wait_at(&pf[i], now);
             if (w < best_wait) {
                 best_wait = w;
                 best = i;
