@@ -607,6 +607,56 @@ static int pos_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+#define LONE_NOT (NO_FLOW - 1)
+
+/* Resource r's component when it is small: NO_FLOW when r holds no
+ * active flow; when it holds one that shares its other resource with
+ * none, that flow, its new_rate set (its NICs' capacities under its cap:
+ * the one round fill_component would run, the same doubles); else
+ * LONE_NOT. */
+static uint32_t fill_lone(sim_net_t *n, int32_t r)
+{
+    uint32_t id = n->head[r];
+    if (id == NO_FLOW)
+        return NO_FLOW;
+    flow_t *f = &n->f[id];
+    int side = r & 1;
+    int32_t other = f->res[side ^ 1];
+    if (f->next[side] != NO_FLOW || n->head[other] != id || f->next[side ^ 1] != NO_FLOW)
+        return LONE_NOT;
+    double level = INFINITY, a = n->cap_node[r >> 1], b = n->cap_node[other >> 1];
+    if (a < level) /* the shares in fill_level's order: x / 1 is x */
+        level = a;
+    if (b < level)
+        level = b;
+    if (f->cap > 0 && f->cap < level)
+        level = f->cap;
+    f->new_rate = level < 0 ? 0 : level;
+    return id;
+}
+
+/* The components of seeds[0..ns) (ns <= 2) when each is empty or one
+ * lone flow: their rates applied in active[] order, 1; else 0. */
+static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
+{
+    uint32_t id[2] = {NO_FLOW, NO_FLOW};
+    for (int s = 0; s < ns; s++)
+        if ((id[s] = fill_lone(n, seeds[s])) == LONE_NOT)
+            return 0;
+    if (ns == 2 && id[0] == id[1])
+        id[1] = NO_FLOW;
+    if (ns == 2 && id[0] != NO_FLOW && id[1] != NO_FLOW && n->f[id[1]].pos < n->f[id[0]].pos) {
+        uint32_t t = id[0];
+        id[0] = id[1];
+        id[1] = t;
+    }
+    sim_time_t now = sim_evq_now(n->q);
+    for (int s = 0; s < ns; s++)
+        if (id[s] != NO_FLOW)
+            flow_apply(n, id[s], now);
+    return 1;
+}
+
 /* Refill the components holding resources seeds[0..ns), each on its own,
  * then apply their new rates in active[] order: the order in which the
  * reference queues completions, as every other flow keeps its rate. */
@@ -617,6 +667,8 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
         recompute_full(n);
         return;
     }
+    if (ns <= 2 && recompute_lone(n, seeds, ns))
+        return;
     epoch_next(n);
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
