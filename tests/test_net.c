@@ -2,7 +2,8 @@
  * times: an isolated transfer, a shared sender (and the speed-up when one
  * flow ends), a shared receiver, a capped flow, byte conservation, a
  * finish too far away for int64 ns; the incremental refill of rates
- * against the reference refill of every flow; reading the counters moving
+ * against the reference refill of every flow, and flows left alone on
+ * their NICs queued in the same order; reading the counters moving
  * no flow; and the fitted transport profiles. */
 #include "tests/tests.h"
 
@@ -378,6 +379,44 @@ START_TEST(test_reading_moves_nothing)
 }
 END_TEST
 
+typedef struct order_rec {
+    int order[4], n;
+} order_rec_t;
+
+static void on_done_order(void *ctx, void *obj, int64_t arg)
+{
+    order_rec_t *o = obj;
+    (void)ctx;
+    o->order[o->n++] = (int)arg;
+}
+
+/* When a flow's end leaves two flows each alone on its NICs (one per side
+ * of the ended flow), their new completions are queued in the order the
+ * flows became active, whichever side is looked at first: B (2 -> 3) and
+ * A (0 -> 1) end at the same ns, B first, in both refills. */
+START_TEST(test_lone_flows_keep_order)
+{
+    for (int reference = 0; reference < 2; reference++) {
+        rec_t r;
+        order_rec_t o = {{0}, 0};
+        sim_net_t *n = net(&r, 4, 10);
+        sim_net_set_reference(n, reference);
+        sim_net_start(n, 2, 3, 1.5e9, SIM_LINK_PD, 0, on_done_order, &o, 0); /* B */
+        sim_net_start(n, 0, 1, 1.5e9, SIM_LINK_PD, 0, on_done_order, &o, 1); /* A */
+        sim_net_start(n, 0, 3, 0.5e9, SIM_LINK_PD, 0, on_done_order, &o, 2); /* C: A's and B's NICs */
+        while (sim_evq_step(r.q))
+            ;
+        ck_assert_int_eq(o.n, 3);
+        ck_assert_int_eq(o.order[0], 2);
+        ck_assert_int_eq(o.order[1], 0);
+        ck_assert_int_eq(o.order[2], 1);
+        ck_assert_int_eq(sim_evq_now(r.q), 201 * MS);
+        sim_net_free(n);
+        sim_evq_free(r.q);
+    }
+}
+END_TEST
+
 START_TEST(test_profiles)
 {
     sim_net_profile_t p;
@@ -439,6 +478,7 @@ Suite *test_net_suite(void)
     tcase_add_test(tc, test_finish_bound);
     tcase_add_test(tc, test_incremental_matches_reference);
     tcase_add_test(tc, test_reading_moves_nothing);
+    tcase_add_test(tc, test_lone_flows_keep_order);
     tcase_add_test(tc, test_profiles);
     tcase_add_test(tc, test_profile_file);
     suite_add_tcase(s, tc);

@@ -36,8 +36,10 @@ typedef struct flow {
     int64_t arg;
     uint32_t pos;       /* index in active[] */
     uint32_t next_free;
-    uint32_t out_next, out_prev; /* active flows of the sender's egress */
-    uint32_t in_next, in_prev;   /* active flows of the receiver's ingress */
+    /* [0]: the active flows of the sender's egress, [1]: of the receiver's
+     * ingress (a resource's side, r & 1) */
+    uint32_t next[2], prev[2];
+    int32_t res[2]; /* its resources: RES_E(src), RES_I(dst) */
     uint32_t seen;               /* component search epoch */
 } flow_t;
 
@@ -67,10 +69,12 @@ struct sim_net {
     int n_nodes;
     double *cap_node;  /* egress = ingress capacity per node: NIC x efficiency */
     double *nic;
-    double *rem_e, *rem_i; /* water-filling scratch */
-    int32_t *cnt_e, *cnt_i;
-    uint32_t *head_e, *head_i; /* per node: first active flow out, in */
-    uint32_t *seen_e, *seen_i; /* per node: component search epoch */
+    /* Per resource (2 x n_nodes, one index for both sides, no branch on
+     * the side): */
+    double *rem;    /* water-filling scratch: capacity left */
+    int32_t *cnt;   /* and unfrozen flows */
+    uint32_t *head; /* first active flow */
+    uint32_t *seen; /* component search epoch */
     uint32_t epoch;
     int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
     double *res_sh;  /* beside each: its share in the water-filling's round */
@@ -87,6 +91,11 @@ struct sim_net {
      * pairs have equal ids (NO_SHARE_ID: a pair whose key another holds). */
     uint32_t *share_id;
     sim_hmap_t share_index; /* key of a pair -> id */
+    /* [node][n_out][n_in] for counts below SHARE_MEMO: the id share_lookup
+     * gave that pair, plus 1 (0: not yet asked, UINT32_MAX: NO_SHARE_ID).
+     * A node's pair is a function of its counts and ids are never
+     * dropped, so the hash is asked once per node and pair of counts. */
+    uint32_t *share_memo;
     struct share_pair {
         double out, in;
     } *id_pair; /* [id] */
@@ -110,8 +119,10 @@ struct sim_net {
 
 #define NO_FLOW UINT32_MAX
 
-/* Node's share pair changed: its id. */
-static void share_intern(sim_net_t *n, int node)
+#define SHARE_MEMO 8
+
+/* The id of node's share pair, interned. */
+static uint32_t share_lookup(sim_net_t *n, int node)
 {
     double o = n->share_out[node], i = n->share_in[node];
     uint64_t a, b;
@@ -121,12 +132,28 @@ static void share_intern(sim_net_t *n, int node)
     int inserted;
     uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
     if (inserted) {
-        SIM_ASSERT(n->n_ids < NO_SHARE_ID);
+        SIM_ASSERT(n->n_ids < NO_SHARE_ID - 1); /* id + 1 fits the memo */
         sim_grow((void **)&n->id_pair, &n->cap_ids, n->n_ids + 1, sizeof *n->id_pair,
                  "net share ids");
         n->id_pair[n->n_ids++] = (struct share_pair){o, i};
     }
-    uint32_t now = n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
+    return n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
+}
+
+/* Node's share pair changed: its id. */
+static void share_intern(sim_net_t *n, int node)
+{
+    int32_t a = n->n_out[node], b = n->n_in[node];
+    uint32_t now, *m = NULL;
+    if (a < SHARE_MEMO && b < SHARE_MEMO)
+        m = &n->share_memo[((size_t)node * SHARE_MEMO + (size_t)a) * SHARE_MEMO + (size_t)b];
+    if (m && *m) {
+        now = *m == UINT32_MAX ? NO_SHARE_ID : *m - 1;
+    } else {
+        now = share_lookup(n, node);
+        if (m)
+            *m = now == NO_SHARE_ID ? UINT32_MAX : now + 1;
+    }
     if (n->changes && now != n->share_id[node] && !n->changed[node]) {
         n->changed[node] = 1;
         n->changes[n->n_changes++] = (uint32_t)node;
@@ -144,14 +171,10 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->n_nodes = n_nodes;
     n->cap_node = sim_xcalloc(nn, sizeof *n->cap_node, "net capacity");
     n->nic = sim_xcalloc(nn, sizeof *n->nic, "net nic");
-    n->rem_e = sim_xcalloc(nn, sizeof *n->rem_e, "net scratch");
-    n->rem_i = sim_xcalloc(nn, sizeof *n->rem_i, "net scratch");
-    n->cnt_e = sim_xcalloc(nn, sizeof *n->cnt_e, "net scratch");
-    n->cnt_i = sim_xcalloc(nn, sizeof *n->cnt_i, "net scratch");
-    n->head_e = sim_xcalloc(nn, sizeof *n->head_e, "net lists");
-    n->head_i = sim_xcalloc(nn, sizeof *n->head_i, "net lists");
-    n->seen_e = sim_xcalloc(nn, sizeof *n->seen_e, "net scratch");
-    n->seen_i = sim_xcalloc(nn, sizeof *n->seen_i, "net scratch");
+    n->rem = sim_xcalloc(2 * nn, sizeof *n->rem, "net scratch");
+    n->cnt = sim_xcalloc(2 * nn, sizeof *n->cnt, "net scratch");
+    n->head = sim_xcalloc(2 * nn, sizeof *n->head, "net lists");
+    n->seen = sim_xcalloc(2 * nn, sizeof *n->seen, "net scratch");
     n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
     n->res_sh = sim_xcalloc(2 * nn, sizeof *n->res_sh, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
@@ -160,13 +183,15 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
     n->share_id = sim_xcalloc(nn, sizeof *n->share_id, "net share ids");
+    n->share_memo = sim_xcalloc(nn * SHARE_MEMO * SHARE_MEMO, sizeof *n->share_memo,
+                                "net share ids");
     sim_hmap_init(&n->share_index);
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
         n->cap_node[i] = nic_bytes_per_s[i] * profile->efficiency;
         n->share_out[i] = n->share_in[i] = n->cap_node[i];
         share_intern(n, (int)i);
-        n->head_e[i] = n->head_i[i] = NO_FLOW;
+        n->head[RES_E(i)] = n->head[RES_I(i)] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
     n->settled_ns = sim_evq_now(q);
@@ -181,14 +206,10 @@ void sim_net_free(sim_net_t *n)
         return;
     sim_free(n->cap_node);
     sim_free(n->nic);
-    sim_free(n->rem_e);
-    sim_free(n->rem_i);
-    sim_free(n->cnt_e);
-    sim_free(n->cnt_i);
-    sim_free(n->head_e);
-    sim_free(n->head_i);
-    sim_free(n->seen_e);
-    sim_free(n->seen_i);
+    sim_free(n->rem);
+    sim_free(n->cnt);
+    sim_free(n->head);
+    sim_free(n->seen);
     sim_free(n->res);
     sim_free(n->res_sh);
     sim_free(n->comp);
@@ -201,6 +222,7 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->share_out);
     sim_free(n->share_in);
     sim_free(n->share_id);
+    sim_free(n->share_memo);
     sim_free(n->changes);
     sim_free(n->changed);
     sim_free(n->id_pair);
@@ -311,80 +333,69 @@ static void flow_apply(sim_net_t *n, uint32_t id, sim_time_t now)
 static void flow_link(sim_net_t *n, uint32_t id)
 {
     flow_t *f = &n->f[id];
-    f->out_prev = f->in_prev = NO_FLOW;
-    f->out_next = n->head_e[f->src];
-    if (f->out_next != NO_FLOW)
-        n->f[f->out_next].out_prev = id;
-    n->head_e[f->src] = id;
-    f->in_next = n->head_i[f->dst];
-    if (f->in_next != NO_FLOW)
-        n->f[f->in_next].in_prev = id;
-    n->head_i[f->dst] = id;
+    for (int side = 0; side < 2; side++) {
+        int32_t r = f->res[side];
+        f->prev[side] = NO_FLOW;
+        f->next[side] = n->head[r];
+        if (f->next[side] != NO_FLOW)
+            n->f[f->next[side]].prev[side] = id;
+        n->head[r] = id;
+    }
 }
 
 static void flow_unlink(sim_net_t *n, uint32_t id)
 {
     flow_t *f = &n->f[id];
-    if (f->out_prev != NO_FLOW)
-        n->f[f->out_prev].out_next = f->out_next;
-    else
-        n->head_e[f->src] = f->out_next;
-    if (f->out_next != NO_FLOW)
-        n->f[f->out_next].out_prev = f->out_prev;
-    if (f->in_prev != NO_FLOW)
-        n->f[f->in_prev].in_next = f->in_next;
-    else
-        n->head_i[f->dst] = f->in_next;
-    if (f->in_next != NO_FLOW)
-        n->f[f->in_next].in_prev = f->in_prev;
-}
-
-/* Mark resource r seen in this search; 0 if it already was. */
-static int res_visit(sim_net_t *n, int32_t r)
-{
-    uint32_t *s = (r & 1) ? &n->seen_i[r >> 1] : &n->seen_e[r >> 1];
-    if (*s == n->epoch)
-        return 0;
-    *s = n->epoch;
-    return 1;
-}
-
-/* Append the component of resource r0 (unless already seen) to
- * n->res[*nr..] and n->comp[*nc..]: every resource and active flow
- * reachable from it through shared resources. O(component). */
-static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
-{
-    if (!res_visit(n, r0))
-        return;
-    size_t head = *nr;
-    n->res[(*nr)++] = r0;
-    while (head < *nr) {
-        int32_t r = n->res[head++];
-        int in = r & 1;
-        uint32_t id = in ? n->head_i[r >> 1] : n->head_e[r >> 1];
-        while (id != NO_FLOW) {
-            flow_t *f = &n->f[id];
-            if (f->seen != n->epoch) {
-                f->seen = n->epoch;
-                n->comp[(*nc)++] = id;
-                int32_t other = in ? RES_E(f->src) : RES_I(f->dst);
-                if (res_visit(n, other))
-                    n->res[(*nr)++] = other;
-            }
-            id = in ? f->in_next : f->out_next;
-        }
+    for (int side = 0; side < 2; side++) {
+        if (f->prev[side] != NO_FLOW)
+            n->f[f->prev[side]].next[side] = f->next[side];
+        else
+            n->head[f->res[side]] = f->next[side];
+        if (f->next[side] != NO_FLOW)
+            n->f[f->next[side]].prev[side] = f->prev[side];
     }
 }
 
-static int32_t res_cnt(const sim_net_t *n, int32_t r)
+/* Resource r joins this search's component: seen, its whole capacity
+ * left, no flows counted yet. */
+static void res_open(sim_net_t *n, int32_t r, size_t *nr)
 {
-    return (r & 1) ? n->cnt_i[r >> 1] : n->cnt_e[r >> 1];
+    n->seen[r] = n->epoch;
+    n->rem[r] = n->cap_node[r >> 1];
+    n->cnt[r] = 0;
+    n->res[(*nr)++] = r;
 }
 
-/* What is left on resource r for each of its unfrozen flows. */
-static double res_share(const sim_net_t *n, int32_t r)
+/* Append the component of resource r0 (unless already seen) to
+ * n->res[*nr..], n->comp[*nc..] and its capped flows to
+ * n->capped[*ncap..]: every resource and active flow reachable from it
+ * through shared resources, each resource's capacity and count of flows
+ * set for the water-filling, each flow unfrozen. O(component). */
+static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_t *ncap)
 {
-    return (r & 1) ? n->rem_i[r >> 1] / n->cnt_i[r >> 1] : n->rem_e[r >> 1] / n->cnt_e[r >> 1];
+    if (n->seen[r0] == n->epoch)
+        return;
+    size_t head = *nr;
+    res_open(n, r0, nr);
+    while (head < *nr) {
+        int32_t r = n->res[head++];
+        int side = r & 1;
+        for (uint32_t id = n->head[r]; id != NO_FLOW; id = n->f[id].next[side]) {
+            flow_t *f = &n->f[id];
+            if (f->seen == n->epoch)
+                continue;
+            f->seen = n->epoch;
+            f->frozen = 0;
+            n->comp[(*nc)++] = id;
+            if (f->cap > 0)
+                n->capped[(*ncap)++] = id;
+            int32_t other = f->res[side ^ 1];
+            if (n->seen[other] != n->epoch)
+                res_open(n, other, nr);
+            n->cnt[r]++;
+            n->cnt[other]++;
+        }
+    }
 }
 
 /* One round's level: the least share of a resource with unfrozen flows or
@@ -397,11 +408,12 @@ static double fill_level(sim_net_t *n, int32_t *res, double *sh, size_t *nr, uin
 {
     double level = INFINITY;
     for (size_t k = 0; k < *nr;) {
-        if (res_cnt(n, res[k]) == 0) {
+        int32_t c = n->cnt[res[k]];
+        if (c == 0) {
             res[k] = res[--*nr];
             continue;
         }
-        double x = res_share(n, res[k]);
+        double x = n->rem[res[k]] / c; /* left for each unfrozen flow */
         sh[k] = x;
         if (x < level)
             level = x;
@@ -431,54 +443,35 @@ static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
     n->fresh[(*nfresh)++] = id;
 }
 
-/* Water-fill one component: flows comp[0..nc), resources res[0..nr)
- * (reordered as scratch); sets each flow's new_rate. A flow freezes when
- * one of its resources' shares or its cap is within 1e-12 of the round's
- * level: the same rounds, levels and subtractions as the reference's
+/* Water-fill one component as comp_collect left it: resources
+ * res[0..nr) (reordered as scratch), capped flows capped[0..ncap) (as
+ * well), nc flows; sets each flow's new_rate. A flow freezes when one of
+ * its resources' shares or its cap is within 1e-12 of the round's level:
+ * the same rounds, levels and subtractions as the reference's
  * flow-by-flow test, so the same doubles. */
-static void fill_component(sim_net_t *n, const uint32_t *comp, size_t nc, int32_t *res, double *sh,
-                           size_t nr)
+static void fill_component(sim_net_t *n, size_t nc, int32_t *res, double *sh, size_t nr,
+                           uint32_t *capped, size_t ncap)
 {
-    size_t ncap = 0;
-    for (size_t k = 0; k < nr; k++) {
-        int node = res[k] >> 1;
-        if (res[k] & 1) {
-            n->rem_i[node] = n->cap_node[node];
-            n->cnt_i[node] = 0;
-        } else {
-            n->rem_e[node] = n->cap_node[node];
-            n->cnt_e[node] = 0;
-        }
-    }
-    for (size_t k = 0; k < nc; k++) {
-        flow_t *f = &n->f[comp[k]];
-        f->frozen = 0;
-        n->cnt_e[f->src]++;
-        n->cnt_i[f->dst]++;
-        if (f->cap > 0)
-            n->capped[ncap++] = comp[k];
-    }
     for (size_t unfrozen = nc; unfrozen > 0;) {
-        double level = fill_level(n, res, sh, &nr, n->capped, &ncap);
+        double level = fill_level(n, res, sh, &nr, capped, &ncap);
         double thr = level + level * 1e-12;
         size_t nfresh = 0;
         for (size_t k = 0; k < nr; k++) {
             if (sh[k] > thr)
                 continue;
-            int in = res[k] & 1;
-            uint32_t id = in ? n->head_i[res[k] >> 1] : n->head_e[res[k] >> 1];
-            for (; id != NO_FLOW; id = in ? n->f[id].in_next : n->f[id].out_next)
+            int side = res[k] & 1;
+            for (uint32_t id = n->head[res[k]]; id != NO_FLOW; id = n->f[id].next[side])
                 fill_freeze(n, id, level, &nfresh);
         }
         for (size_t k = 0; k < ncap; k++)
-            if (n->f[n->capped[k]].cap <= thr)
-                fill_freeze(n, n->capped[k], level, &nfresh);
+            if (n->f[capped[k]].cap <= thr)
+                fill_freeze(n, capped[k], level, &nfresh);
         for (size_t k = 0; k < nfresh; k++) {
             const flow_t *f = &n->f[n->fresh[k]];
-            n->rem_e[f->src] -= level;
-            n->rem_i[f->dst] -= level;
-            n->cnt_e[f->src]--;
-            n->cnt_i[f->dst]--;
+            n->rem[f->res[0]] -= level;
+            n->rem[f->res[1]] -= level;
+            n->cnt[f->res[0]]--;
+            n->cnt[f->res[1]]--;
         }
         unfrozen -= nfresh;
     }
@@ -489,8 +482,7 @@ static void epoch_next(sim_net_t *n)
 {
     if (++n->epoch != 0)
         return;
-    memset(n->seen_e, 0, (size_t)n->n_nodes * sizeof *n->seen_e);
-    memset(n->seen_i, 0, (size_t)n->n_nodes * sizeof *n->seen_i);
+    memset(n->seen, 0, 2 * (size_t)n->n_nodes * sizeof *n->seen);
     for (size_t i = 0; i < n->n_f; i++)
         n->f[i].seen = 0;
     n->epoch = 1;
@@ -541,8 +533,8 @@ static void full_label(sim_net_t *n)
  * its own cap. */
 static double flow_share(const sim_net_t *n, const flow_t *f)
 {
-    double e = n->rem_e[f->src] / n->cnt_e[f->src];
-    double i = n->rem_i[f->dst] / n->cnt_i[f->dst];
+    double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+    double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
     double s = e < i ? e : i;
     return f->cap > 0 && f->cap < s ? f->cap : s;
 }
@@ -575,10 +567,10 @@ static size_t full_round(sim_net_t *n)
         if (f->frozen != 1)
             continue;
         f->frozen = 2; /* applied */
-        n->rem_e[f->src] -= f->new_rate;
-        n->rem_i[f->dst] -= f->new_rate;
-        n->cnt_e[f->src]--;
-        n->cnt_i[f->dst]--;
+        n->rem[f->res[0]] -= f->new_rate;
+        n->rem[f->res[1]] -= f->new_rate;
+        n->cnt[f->res[0]]--;
+        n->cnt[f->res[1]]--;
         froze++;
     }
     return froze;
@@ -592,15 +584,15 @@ static void recompute_full(sim_net_t *n)
     full_label(n);
     for (size_t k = 0; k < n->n_active; k++) {
         flow_t *f = &n->f[n->active[k]];
-        n->rem_e[f->src] = n->cap_node[f->src];
-        n->rem_i[f->dst] = n->cap_node[f->dst];
-        n->cnt_e[f->src] = n->cnt_i[f->dst] = 0;
+        n->rem[f->res[0]] = n->cap_node[f->src];
+        n->rem[f->res[1]] = n->cap_node[f->dst];
+        n->cnt[f->res[0]] = n->cnt[f->res[1]] = 0;
     }
     for (size_t k = 0; k < n->n_active; k++) {
         flow_t *f = &n->f[n->active[k]];
         f->frozen = 0;
-        n->cnt_e[f->src]++;
-        n->cnt_i[f->dst]++;
+        n->cnt[f->res[0]]++;
+        n->cnt[f->res[1]]++;
     }
     for (size_t unfrozen = n->n_active; unfrozen > 0;)
         unfrozen -= full_round(n);
@@ -615,6 +607,56 @@ static int pos_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+#define LONE_NOT (NO_FLOW - 1)
+
+/* Resource r's component when it is small: NO_FLOW when r holds no
+ * active flow; when it holds one that shares its other resource with
+ * none, that flow, its new_rate set (its NICs' capacities under its cap:
+ * the one round fill_component would run, the same doubles); else
+ * LONE_NOT. */
+static uint32_t fill_lone(sim_net_t *n, int32_t r)
+{
+    uint32_t id = n->head[r];
+    if (id == NO_FLOW)
+        return NO_FLOW;
+    flow_t *f = &n->f[id];
+    int side = r & 1;
+    int32_t other = f->res[side ^ 1];
+    if (f->next[side] != NO_FLOW || n->head[other] != id || f->next[side ^ 1] != NO_FLOW)
+        return LONE_NOT;
+    double level = INFINITY, a = n->cap_node[r >> 1], b = n->cap_node[other >> 1];
+    if (a < level) /* the shares in fill_level's order: x / 1 is x */
+        level = a;
+    if (b < level)
+        level = b;
+    if (f->cap > 0 && f->cap < level)
+        level = f->cap;
+    f->new_rate = level < 0 ? 0 : level;
+    return id;
+}
+
+/* The components of seeds[0..ns) (ns <= 2) when each is empty or one
+ * lone flow: their rates applied in active[] order, 1; else 0. */
+static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
+{
+    uint32_t id[2] = {NO_FLOW, NO_FLOW};
+    for (int s = 0; s < ns; s++)
+        if ((id[s] = fill_lone(n, seeds[s])) == LONE_NOT)
+            return 0;
+    if (ns == 2 && id[0] == id[1])
+        id[1] = NO_FLOW;
+    if (ns == 2 && id[0] != NO_FLOW && id[1] != NO_FLOW && n->f[id[1]].pos < n->f[id[0]].pos) {
+        uint32_t t = id[0];
+        id[0] = id[1];
+        id[1] = t;
+    }
+    sim_time_t now = sim_evq_now(n->q);
+    for (int s = 0; s < ns; s++)
+        if (id[s] != NO_FLOW)
+            flow_apply(n, id[s], now);
+    return 1;
+}
+
 /* Refill the components holding resources seeds[0..ns), each on its own,
  * then apply their new rates in active[] order: the order in which the
  * reference queues completions, as every other flow keeps its rate. */
@@ -625,13 +667,15 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
         recompute_full(n);
         return;
     }
+    if (ns <= 2 && recompute_lone(n, seeds, ns))
+        return;
     epoch_next(n);
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
-        size_t r0 = nr, c0 = nc;
-        comp_collect(n, seeds[s], &nr, &nc);
+        size_t r0 = nr, c0 = nc, ncap = 0;
+        comp_collect(n, seeds[s], &nr, &nc, &ncap);
         if (nc > c0)
-            fill_component(n, n->comp + c0, nc - c0, n->res + r0, n->res_sh + r0, nr - r0);
+            fill_component(n, nc - c0, n->res + r0, n->res_sh + r0, nr - r0, n->capped, ncap);
     }
     for (size_t k = 0; k < nc; k++)
         n->comp[k] = n->f[n->comp[k]].pos;
@@ -808,6 +852,8 @@ uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, d
     f->done = done;
     f->obj = obj;
     f->arg = arg;
+    f->res[0] = RES_E(src);
+    f->res[1] = RES_I(dst);
     f->state = F_SETUP;
     f->start_ns = sim_evq_now(n->q);
     count_flow(n, src, dst, 1);
