@@ -14,21 +14,6 @@ if ! "$BIN" run experiments/default.json --quiet --set trace.generator.requests=
     --set cache.dram_tokens=200000 --set cache.ssd_tokens=1000000 --set metrics.interval_s=5 \
     --out "$R" 2>"$T/err"; then
     bad "the run failed: $(head -c 300 "$T/err")"
-    # A colocated run's time series: a p<i>_load and a d<i>_load column per
-# instance, which check verifies; one dropped is caught.
-C=$T/coloc
-if "$BIN" run experiments/arxiv/fig11_vllm_4m.json --quiet --set trace.generator.requests=60 \
-    --set metrics.interval_s=5 --out "$C" >"$T/err" 2>&1; then
-    head -1 "$C/timeseries.csv" | grep -q ',p3_load,d0_load,d1_load,d2_load,d3_load$' && ok ||
-        bad "colocated load columns: $(head -1 "$C/timeseries.csv")"
-    expect 0 "$C: ok" "$BIN" check "$C"
-    cut -d, -f1-22 "$C/timeseries.csv" >"$T/ts" && mv "$T/ts" "$C/timeseries.csv"
-    expect 1 "system.params.instances has 4 and 4" "$BIN" check "$C"
-else
-    bad "the colocated run failed: $(head -c 300 "$T/err")"
-fi
-
-echo "cli_check: $pass passed, $fail failed"
     exit 1
 fi
 expect 0 "$R: ok" "$BIN" check "$R"
