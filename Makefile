@@ -167,6 +167,20 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./$(BIN) run experiments/default.json --out results/default --force
 
+# The CLI test scripts, in the order make test and make cli-test run them;
+# make test runs the MPI sweeps between the two lists. Each runs as
+# `sh SCRIPT ./$(BIN)` (tests/validation.sh takes no binary), one recipe
+# line each, so the first to fail stops make.
+CLI_TESTS := tests/cli.sh tests/cli_sweep.sh tests/cli_once.sh tests/cli_traces.sh \
+	tests/cli_timeline.sh tests/validation.sh tests/cli_newcomer.sh tests/cli_check.sh \
+	tests/cli_msg.sh tests/cli_mem.sh
+CLI_TESTS_LATE := tests/cli_out.sh
+define nl
+
+
+endef
+cli_run = $(foreach s,$(1),sh $(s)$(if $(filter tests/validation.sh,$(s)),, ./$(BIN))$(nl))
+
 # Unit tests (Check), the CLI tests (shell), the MPI sweeps, the README's
 # rows, the Python package's tests (with the system python3; skipped by
 # name without one), the code rules (style.sh, layers.sh) and the
@@ -179,20 +193,11 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all build-tests
 	./$(TEST_BIN)
-	sh tests/cli.sh ./$(BIN)
-	sh tests/cli_sweep.sh ./$(BIN)
-	sh tests/cli_once.sh ./$(BIN)
-	sh tests/cli_traces.sh ./$(BIN)
-	sh tests/cli_timeline.sh ./$(BIN)
-	sh tests/validation.sh
-	sh tests/cli_newcomer.sh ./$(BIN)
-	sh tests/cli_check.sh ./$(BIN)
-	sh tests/cli_msg.sh ./$(BIN)
-	sh tests/cli_mem.sh ./$(BIN)
+	$(call cli_run,$(CLI_TESTS))
 	@if [ "$(MPI)" != 1 ]; then echo "SKIP: make test-mpi (tests/cli_mpi.sh): built without MPI (MPI=0 or no mpicc)"; \
 	elif command -v mpirun >/dev/null 2>&1; then $(MAKE) --no-print-directory test-mpi; \
 	else echo "SKIP: make test-mpi (tests/cli_mpi.sh): mpirun not found (apt-get install openmpi-bin)"; fi
-	sh tests/cli_out.sh ./$(BIN)
+	$(call cli_run,$(CLI_TESTS_LATE))
 	sh tests/readme.sh ./$(BIN)
 	@$(MAKE) --no-print-directory python-test
 	sh tests/style.sh
@@ -268,17 +273,9 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.c fuzz/fuzz.h $(FUZZ_BUILD)/lib/li
 unit: build-tests
 	./$(TEST_BIN)
 
+# The CLI tests of make test (less the MPI sweeps and the README's rows).
 cli-test: $(BIN)
-	sh tests/cli.sh ./$(BIN)
-	sh tests/cli_sweep.sh ./$(BIN)
-	sh tests/cli_traces.sh ./$(BIN)
-	sh tests/cli_timeline.sh ./$(BIN)
-	sh tests/validation.sh
-	sh tests/cli_newcomer.sh ./$(BIN)
-	sh tests/cli_check.sh ./$(BIN)
-	sh tests/cli_msg.sh ./$(BIN)
-	sh tests/cli_mem.sh ./$(BIN)
-	sh tests/cli_out.sh ./$(BIN)
+	$(call cli_run,$(CLI_TESTS) $(CLI_TESTS_LATE))
 	LAYERS_BUILD=$(BUILD) sh tests/layers.sh
 
 # The simulator's speed: the conversation trace (two set-ups), one
@@ -318,12 +315,13 @@ figures: deps
 
 # The configuration reference, generated from the binary's --help-config
 # by every build (so a plug-in's file and its list line are all a new
-# plug-in needs: its help and parameters reach docs/config.md here); the
-# file is rewritten only when its text changes. The CLI tests fail when
+# plug-in needs: its help and parameters reach docs/config.md here), also
+# when only the file changed (FORCE: a copy edited by hand is put back);
+# it is rewritten only when its text changes. The CLI tests fail when
 # docs/config.md is stale.
-docs/config.md: $(BIN) tools/config_md.sh
+docs/config.md: $(BIN) tools/config_md.sh FORCE
 	$(Q)sh tools/config_md.sh ./$(BIN) >$@.tmp || { rm -f $@.tmp; exit 1; }
-	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; touch $@; \
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; \
 	  else mv $@.tmp $@; echo "  DOCS    $@"; fi
 
 # docs/img/timeline.png: a gnuplot rendering of 20 s of the default
@@ -336,9 +334,7 @@ timeline-img: $(BIN)
 	gnuplot -e "datafile='build/timeline/gantt.dat'; ticsfile='build/timeline/gantt.tics.gp'; \
 	  outfile='docs/img/timeline.png'; xlo=30; xhi=50" plots/timeline.gp
 
-docs: $(BIN)
-	sh tools/config_md.sh ./$(BIN) >docs/config.md.tmp && mv docs/config.md.tmp docs/config.md || \
-	  { rm -f docs/config.md.tmp; exit 1; }
+docs: docs/config.md
 
 # Calibration microbenchmarks: not needed to run the simulator; make test
 # compiles them where their toolchains exist. calib/gpu needs nvcc (CUDA

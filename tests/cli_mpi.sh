@@ -3,7 +3,8 @@
 # cannot load its spec, or loads a different one, ends the job at once
 # with a located message and exit 2, nothing written; a point that fails on
 # any rank is failed in sweep.csv (exit 1); sweep.csv is byte-identical to
-# -j1. Ranks given different --out or --dry-run are refused alike.
+# -j1, also when a point's error is cut inside a UTF-8 character. Ranks
+# given different --out or --dry-run are refused alike.
 # Every mpirun runs under `timeout 60` (MPI_TIMEOUT), so a hang fails
 # the test.
 # Needs Open MPI's mpirun (make test-mpi; make test skips it without one).
@@ -106,6 +107,19 @@ for n in 2 3; do
     expect 1 "" mpi $n "$BIN" sweep "$T/fail.json" -j 1 --quiet --out "$T/f$n"
     cmp -s "$T/f1/sweep.csv" "$T/f$n/sweep.csv" && ok || bad "a failing sweep.csv differs under mpirun -n $n"
 done
+# A point whose error is cut at its length limit inside a UTF-8 character
+# (a trace path of 300 two-byte characters) arrives from its rank as
+# failed, exit 1 (jansson refuses text that is not UTF-8: a message split
+# inside a character would turn the point into ok, exit 0).
+printf '{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [0]}\n' >"$T/u8good.jsonl"
+printf '{"name": "u8"}\n' >"$T/u8base.json"
+printf '{"base": "u8base.json", "axes": {"trace.path": ["%s", "%s/%s.jsonl"]}}\n' "$T/u8good.jsonl" "$T" \
+    "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "\303\251" }')" >"$T/u8.json"
+expect 1 "" "$BIN" sweep "$T/u8.json" -j 1 --out "$T/u8" --quiet
+expect 1 "" mpi 2 "$BIN" sweep "$T/u8.json" --out "$T/u8mpi" --quiet
+[ "$(col "$T/u8mpi/sweep.csv" status | tr '\n' ' ')" = "ok failed " ] && ok ||
+    bad "a failed point under MPI: $(col "$T/u8mpi/sweep.csv" status | tr '\n' ' ')"
+cmp -s "$T/u8/sweep.csv" "$T/u8mpi/sweep.csv" && ok || bad "the failed sweep differs under mpirun -n 2"
 # The whole grid at -n 3 (two points per rank) against -j1.
 "$BIN" sweep "$T/spec_0.json" -j 1 --quiet --out "$T/g1" || bad "-j1 grid failed"
 expect 0 "(3 ranks x 1 worker)" mpi 3 "$BIN" sweep "$T/spec_0.json" -j 1 --out "$T/g3"

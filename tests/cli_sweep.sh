@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/cli_sweep.sh: sweep and capacity as users meet them: a 2x2x2 grid
-# gives byte-identical sweep.csv with 1 and 2 workers and under
-# `mpirun -n 2` (when Open MPI is installed); a bad value fails only its
-# points; bad specs are located errors (exit 2, nothing written); a
-# directory holding another sweep is refused without --force; capacity
-# finds the rate a fine grid of runs finds, within its tolerance.
+# gives byte-identical sweep.csv with 1 and 2 workers (under mpirun:
+# tests/cli_mpi.sh); a bad value fails only its points; bad specs are
+# located errors (exit 2, nothing written); a directory holding another
+# sweep is refused without --force; capacity finds the rate a fine grid
+# of runs finds, within its tolerance.
 # Usage: sh tests/cli_sweep.sh bin/mooncake-sim
 BIN=${1:?usage: cli_sweep.sh path/to/mooncake-sim}
 NAME=sweep
@@ -45,29 +45,14 @@ cp -r "$T/j2" "$T/jy" && sed -i '$d' "$T/jy/sweep.csv"
 expect 2 "not the same sweep (8 points against 7)" "$BIN" compare "$T/j1" "$T/jy"
 
 # An error cut at its length limit inside a UTF-8 character (a trace path
-# of 300 two-byte characters) stays valid UTF-8 in sweep.csv, and under
-# MPI the failed point arrives as failed (jansson refuses text that is not
-# UTF-8: it used to arrive as ok, exit 0).
+# of 300 two-byte characters) stays valid UTF-8 in sweep.csv (the same
+# sweep under MPI: tests/cli_mpi.sh).
 printf '{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [0]}\n' >"$T/u8good.jsonl"
 printf '{"name": "u8"}\n' >"$T/u8base.json"
 printf '{"base": "u8base.json", "axes": {"trace.path": ["%s", "%s/%s.jsonl"]}}\n' "$T/u8good.jsonl" "$T" \
     "$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "\303\251" }')" >"$T/u8.json"
 expect 1 "" "$BIN" sweep "$T/u8.json" --out "$T/u8" --quiet
 iconv -f UTF-8 -t UTF-8 "$T/u8/sweep.csv" >/dev/null 2>&1 && ok || bad "sweep.csv is not valid UTF-8"
-
-# MPI: the same files from two ranks.
-if command -v mpirun >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-    expect 0 "(2 ranks x 1 worker)" mpirun -n 2 --oversubscribe "$BIN" sweep "$T/grid.json" -j 1 --out "$T/mpi"
-    cmp -s "$T/j1/sweep.csv" "$T/mpi/sweep.csv" && ok || bad "sweep.csv differs under mpirun -n 2"
-    cmp -s "$T/j1/spec.json" "$T/mpi/spec.json" && ok || bad "spec.json differs under mpirun -n 2"
-    expect 1 "" mpirun -n 2 --oversubscribe "$BIN" sweep "$T/u8.json" --out "$T/u8mpi" --quiet
-    [ "$(col "$T/u8mpi/sweep.csv" status | tr '\n' ' ')" = "ok failed " ] && ok ||
-        bad "a failed point under MPI: $(col "$T/u8mpi/sweep.csv" status | tr '\n' ' ')"
-    cmp -s "$T/u8/sweep.csv" "$T/u8mpi/sweep.csv" && ok || bad "the failed sweep differs under mpirun -n 2"
-else
-    echo "SKIP: sweep under mpirun -n 2 (Open MPI's mpirun not installed)"
-fi
 
 # A bad value fails its points alone; the exit status says so.
 cat >"$T/badpoint.json" <<'EOF'

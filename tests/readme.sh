@@ -3,7 +3,9 @@
 # docs/ci.md, run as written from the repository root (outputs under
 # build/readme/ and build/ci/, both ignored; make figures and make
 # reproduce rewrite results/ as they always do). Rows that need the
-# Mooncake traces are skipped by name without MOONCAKE_TRACES.
+# Mooncake traces are skipped by name when MOONCAKE_TRACES is not set or
+# names a folder without them. The rows run bin/mooncake-sim, as written;
+# the argument is the binary the other CLI scripts take.
 # Usage: sh tests/readme.sh bin/mooncake-sim
 BIN=${1:?usage: readme.sh path/to/mooncake-sim}
 NAME=readme
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 # check a regression in CI: the sweep of docs/ci.md into build/ci, then the
 # README's compare against the goldens kept in ci/golden.
-expect 0 "" "$BIN" sweep ci/policies.json --out build/ci --force --quiet
+expect 0 "" bin/mooncake-sim sweep ci/policies.json --out build/ci --force --quiet
 expect 0 "0 points regressed" bin/mooncake-sim compare ci/golden build/ci --max-regress ttft_s.p90=5%
 expect 0 "" bin/mooncake-sim compare ci/golden build/ci --quiet \
     --max-regress ttft_s.p90=5% --max-regress tbt_s.p90=5% \
@@ -44,7 +46,10 @@ if [ -n "$m" ]; then
 else
     bad "no H200 llama2-70b measurement file in calib/data/h200"
 fi
-if [ -n "${MOONCAKE_TRACES:-}" ]; then
+# Rows that need the traces: make figures and make reproduce read both,
+# the other rows the conversation trace.
+why=$(traces_why conversation_trace.jsonl.zst synthetic_trace.jsonl.zst)
+if [ -z "$why" ]; then
     # replay a trace
     expect 0 "" bin/mooncake-sim run experiments/conversation_8p8d.json --out build/readme/conv --quiet
     # reproduce the papers (rewrites results/: generated files only)
@@ -57,17 +62,18 @@ if [ -n "${MOONCAKE_TRACES:-}" ]; then
     expect 0 "capacity: trace.speed = " bin/mooncake-sim capacity experiments/conversation_8p8d.json --vary trace.speed \
         --target 'slo.effective_request_capacity>=0.9' --out build/readme/cap --quiet
 else
-    echo "SKIP: readme rows 'replay a trace', 'reproduce the papers', 'find a capacity' (MOONCAKE_TRACES not set)"
+    echo "SKIP: readme rows 'replay a trace', 'reproduce the papers', 'find a capacity' ($why)"
 fi
 
 # sweep a design space: 27 distinct points of the conversation trace.
-if [ -n "${MOONCAKE_TRACES:-}" ]; then
+why=$(traces_why conversation_trace.jsonl.zst)
+if [ -z "$why" ]; then
     expect 0 "" bin/mooncake-sim sweep experiments/design_sweep.json -j 2 --out build/readme/sweep --quiet
     n=$(ls build/readme/sweep/*/summary.json 2>/dev/null | wc -l)
     d=$(for f in build/readme/sweep/*/requests.csv; do md5sum <"$f"; done | sort -u | wc -l)
     [ "$n" = 27 ] && [ "$d" = 27 ] && ok || bad "design sweep: $n points, $d distinct requests.csv (27 expected)"
 else
-    echo "SKIP: readme row 'sweep a design space' (MOONCAKE_TRACES not set)"
+    echo "SKIP: readme row 'sweep a design space' ($why)"
 fi
 
 echo "readme: $pass passed, $fail failed"

@@ -46,7 +46,7 @@ typedef struct tie_out {
     uint64_t events;
 } tie_out_t;
 
-static void tie_run(const char *name, const char *step, const char *const *set, tie_out_t *o)
+static void tie_run(const char *name, int decode_step, const char *const *set, tie_out_t *o)
 {
     char calib[512];
     snprintf(calib, sizeof calib,
@@ -72,7 +72,7 @@ static void tie_run(const char *name, const char *step, const char *const *set, 
     sim_run_opts_t ro = {.config_src = "ties.json", .out_dir = out, .data_dir = "."};
     sim_run_result_t res;
     sim_err_t err;
-    cfg.debug.decode_step = step[0] == '1';
+    cfg.debug.decode_step = decode_step;
     int rc = sim_run(&cfg, &ro, &res, &err);
     ck_assert_msg(rc == 0, "%s", err.msg);
     ck_assert_int_eq(res.counts.total, n);
@@ -103,8 +103,8 @@ static void spans_match_steps(const char *tag, const char *const (*sets)[5], int
         snprintf(a, sizeof a, "%s%d_step", tag, i);
         snprintf(b, sizeof b, "%s%d_span", tag, i);
         tie_out_t s, t;
-        tie_run(a, "1", sets[i], &s);
-        tie_run(b, "0", sets[i], &t);
+        tie_run(a, 1, sets[i], &s);
+        tie_run(b, 0, sets[i], &t);
         ck_assert_msg(!strcmp(s.csv, t.csv), "%s: requests.csv differs", sets[i][0]);
         ck_assert_msg(!strcmp(s.ts, t.ts), "%s: timeseries.csv differs", sets[i][0]);
         ck_assert_msg(json_equal(s.summary, t.summary), "%s: summary.json differs", sets[i][0]);
@@ -179,7 +179,7 @@ static void probe(void *ctx, void *obj, int64_t arg)
         sim_evq_after(l->c->evq, arg * SIM_NS_PER_MS, probe, l, arg);
 }
 
-static void probe_run(const char *step, probe_log_t *l)
+static void probe_run(int decode_step, probe_log_t *l)
 {
     const char *calib =
         "{\"hardware\": \"a800x8\", \"models\": [\"llama2-70b\"], \"source\": \"test\",\n"
@@ -201,7 +201,7 @@ static void probe_run(const char *step, probe_log_t *l)
         .pool = {.dram_load_bytes_per_s = 128e9},
         .net = {.profile = &prof, .nic_bytes_per_s = 100e9},
         .vram_reserve_frac = 0.1, .slo_ttft_ns = 30 * SIM_NS_PER_S, .slo_tbt_ns = SIM_NS_PER_S / 10,
-        .debug = {.decode_step = step[0] == '1'},
+        .debug = {.decode_step = decode_step},
     };
     sim_cluster_t *c = sim_cluster_new(&a, m, &err);
     ck_assert_ptr_nonnull(c);
@@ -224,8 +224,8 @@ static void probe_run(const char *step, probe_log_t *l)
 START_TEST(test_readers_see_steps)
 {
     static probe_log_t s, t;
-    probe_run("1", &s);
-    probe_run("0", &t);
+    probe_run(1, &s);
+    probe_run(0, &t);
     ck_assert_int_gt(s.n, 100);
     ck_assert_int_lt(s.n, PROBE_CAP);
     ck_assert_int_eq(s.n, t.n);
