@@ -295,7 +295,6 @@ sim_time_t model_cost_prefill_fixed_ns(const model_cost_t *c)
     return 2 * t1 > t2 ? 2 * t1 - t2 : 0;
 }
 
-
 const char *model_cost_name(const model_cost_t *c) { return c->ops->name; }
 const char *model_cost_source(const model_cost_t *c) { return c->ops->source(c->st); }
 const char *model_cost_file(const model_cost_t *c)

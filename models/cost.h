@@ -118,11 +118,11 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
 /* model_cost_decode_ns(batch, ctx_tok + j * batch) into out[j] for j <
  * count: the iterations of one batch, its context growing a token per
  * request each. */
+void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
+                               int64_t count, sim_time_t *out);
 /* Compute decode spans one iteration at a time even where the processor
  * has AVX2 (scalar = 1; a reference mode: the same integers, slower). */
 void model_cost_set_scalar(model_cost_t *c, int scalar);
-void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
-                               int64_t count, sim_time_t *out);
 /* A lower bound on model_cost_decode_ns(b, x + a) - model_cost_decode_ns(b, x)
  * for every batch b and context x: what a tokens of context add to any
  * iteration (0 unless the model declares decode_ctx_additive; the two

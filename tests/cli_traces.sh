@@ -40,9 +40,15 @@ done
 # Located errors.
 expect 2 "blocks16.jsonl:1: hash_ids has 69 ids, expected 3 = ceil(input_length 1100 / 512)" \
     "$BIN" trace stats "$FX/blocks16.jsonl"
-expect 2 "\$.trace.block_size: must divide the pool's block of 512 tokens (got 48)" \
-    "$BIN" trace stats "$FX/blocks16.jsonl" -b 48
+printf '{"name": "b", "trace": {"path": "%s", "block_size": 48}}\n' "$FX/blocks16.jsonl" \
+    >"$T/b48.json"
+expect 2 "b48.json: \$.trace.block_size: must divide the pool's block of 512 tokens (got 48)" \
+    "$BIN" trace gen "$T/b48.json" -o "$T/b48.jsonl"
 expect 2 "--block-size: expected a divisor of 512" "$BIN" trace stats "$FX/blocks16.jsonl" -b x
+# In 1..512 but no divisor: refused at the option, as the message says.
+expect 2 "--block-size: expected a divisor of 512" "$BIN" trace stats "$FX/blocks16.jsonl" -b 48
+expect 2 "--block-size: expected a divisor of 512" "$BIN" trace stats "$FX/blocks16.jsonl" \
+    --block-size 3
 sed '3s/"block_size": 16/"block_size": 12/' "$FX/blocks16_field.jsonl" >"$T/bs12.jsonl"
 expect 2 "bs12.jsonl:3: field 'block_size' must divide the pool's block of 512 tokens (got 12)" \
     "$BIN" trace stats "$T/bs12.jsonl"

@@ -1,4 +1,4 @@
-/* traces/idmap.c: see lines.h. Integer ids at or past 2^53 and string ids
+/* traces/idmap.c: see trace_int.h. Integer ids at or past 2^53 and string ids
  * become dense ids TRACE_MAPPED_ID_BASE + 0, 1, 2, ... in order of first
  * appearance. Strings are kept (exact: two strings share an id only when
  * equal), chained per 64-bit hash of their bytes. Memory grows with the
@@ -17,9 +17,7 @@ typedef struct trace_idmap_str {
 /* FNV-1a over the bytes, then a 64-bit finalizer (splitmix64's). */
 static uint64_t str_hash(const char *s, size_t len)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
+    uint64_t h = sim_fnv1a64(SIM_FNV1A64_BASIS, s, len);
     h ^= h >> 30;
     h *= UINT64_C(0xbf58476d1ce4e5b9);
     h ^= h >> 27;

@@ -1,4 +1,4 @@
-/* traces/json.c: see lines.h. cJSON allocates every value of a record
+/* traces/json.c: see trace_int.h. cJSON allocates every value of a record
  * (a 64-byte node per hash id) and frees each again; here a parse's
  * allocations come from its reader's arena, bumped and reset per record,
  * so a record costs no call to malloc or free. cJSON's allocator hooks

@@ -1,4 +1,4 @@
-/* traces/lines.c: see lines.h. Decoded bytes pass through one fixed buffer
+/* traces/lines.c: see trace_int.h. Decoded bytes pass through one fixed buffer
  * (zstd output, or plain file reads); a line lying wholly inside it is
  * returned in place, a line that spans refills is copied into a growing
  * line buffer, up to TRACE_LINE_MAX_BYTES. A stream that ends inside a

@@ -116,9 +116,11 @@ static int get_len(const cJSON *obj, const char *name, int64_t max, int64_t *v,
 
 /* ---- a timestamp's own text ---- */
 
-static const char *skip_ws(const char *p)
+/* Past what cJSON skips between tokens (bytes 1..32; lines never hold
+ * NUL). */
+static inline const char *skip_ws(const char *p)
 {
-    while (*p && (unsigned char)*p <= 32) /* what cJSON skips */
+    while ((unsigned char)(*p - 1) < 32)
         p++;
     return p;
 }
@@ -522,16 +524,13 @@ static int get_wait(const cJSON *obj, const char *name, sim_time_t *ns, const ch
            : sim_errf(err, "%s:%lld: delay plus tool_wait_ms is absurd", path, line);
 }
 
-/* The agentic fields of a record into out (deps borrowed from s). 0, or
- * -1 with err at path:line. wait_for is resolved before the row's own
+/* The agentic fields of a record into out (deps borrowed from s), over
+ * the zeroes trace.c's next_record put there. 0, or -1 with err at
+ * path:line. wait_for is resolved before the row's own
  * request_id is taken, so a row cannot wait on itself. */
 static int get_agentic(mc_state_t *s, const cJSON *obj, trace_req_t *out, const char *path,
                        long long line, sim_err_t *err)
 {
-    out->key = out->session = 0;
-    out->n_deps = 0;
-    out->deps = NULL;
-    out->wait_ns = 0;
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(obj, "wait_for");
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(obj, "request_id");
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(obj, "session_id");
@@ -574,14 +573,6 @@ static int get_agentic(mc_state_t *s, const cJSON *obj, trace_req_t *out, const 
  * take the cJSON path, whatever it makes of them. */
 #define SCAN_MAX_NUM 40
 #define SCAN_MAX_DEPTH 32
-
-/* What cJSON skips between tokens (bytes 1..32; lines never hold NUL). */
-static inline const char *scan_ws(const char *p)
-{
-    while ((unsigned char)(*p - 1) < 32)
-        p++;
-    return p;
-}
 
 /* Past the plain string whose opening quote is at p, or NULL (an escape,
  * a control byte, no closing quote). */
@@ -638,26 +629,26 @@ static const char *scan_value(const char *p, int depth)
         char close = *p == '{' ? '}' : ']';
         if (depth >= SCAN_MAX_DEPTH)
             return NULL;
-        p = scan_ws(p + 1);
+        p = skip_ws(p + 1);
         if (*p == close)
             return p + 1;
         for (;;) {
             if (close == '}') {
                 if (*p != '"' || !(p = scan_string(p)))
                     return NULL;
-                p = scan_ws(p);
+                p = skip_ws(p);
                 if (*p != ':')
                     return NULL;
-                p = scan_ws(p + 1);
+                p = skip_ws(p + 1);
             }
             if (!(p = scan_value(p, depth + 1)))
                 return NULL;
-            p = scan_ws(p);
+            p = skip_ws(p);
             if (*p == close)
                 return p + 1;
             if (*p != ',')
                 return NULL;
-            p = scan_ws(p + 1);
+            p = skip_ws(p + 1);
         }
     }
     case 't':
@@ -712,7 +703,7 @@ static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
     size_t n = 0;
     if (*p != '[')
         return NULL;
-    p = scan_ws(p + 1);
+    p = skip_ws(p + 1);
     if (*p == ']') {
         *n_out = 0;
         return p + 1;
@@ -732,14 +723,14 @@ static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
             if (!(p = scan_uint(p, 19, &x->v)))
                 return NULL;
         }
-        p = scan_ws(p);
+        p = skip_ws(p);
         if (*p == ']') {
             *n_out = n;
             return p + 1;
         }
         if (*p != ',')
             return NULL;
-        p = scan_ws(p + 1);
+        p = skip_ws(p + 1);
     }
 }
 
@@ -756,19 +747,20 @@ static int is_agentic_key(const char *key, size_t klen)
 
 enum { F_TS = 1, F_IN = 2, F_OUT = 4, F_IDS = 8, F_BS = 16 };
 
-/* The record in text into *out (blocks borrowed from s) when the
+/* The record in text into *out (blocks borrowed from s; no agentic
+ * fields, which stay as trace.c's next_record zeroed them) when the
  * scanner's subset holds it and every field is valid: 1; else 0, out
  * and s->prev_ns untouched. O(length of the line). */
 static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
 {
-    const char *p = scan_ws(text);
+    const char *p = skip_ws(text);
     unsigned seen = 0;
     sim_time_t ns = 0;
     uint64_t in_tok = 0, out_tok = 0, bs = (uint64_t)s->block_tok;
     size_t n = 0;
     if (*p != '{')
         return 0;
-    p = scan_ws(p + 1);
+    p = skip_ws(p + 1);
     for (;;) {
         if (*p != '"')
             return 0;
@@ -776,10 +768,10 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
         if (!(p = scan_string(p)))
             return 0;
         size_t klen = (size_t)(p - 1 - key);
-        p = scan_ws(p);
+        p = skip_ws(p);
         if (*p != ':')
             return 0;
-        p = scan_ws(p + 1);
+        p = skip_ws(p + 1);
         unsigned f = 0;
         if (klen == 9 && memcmp(key, "timestamp", 9) == 0) {
             f = F_TS;
@@ -806,14 +798,14 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
         if (!p || (seen & f))
             return 0;
         seen |= f;
-        p = scan_ws(p);
+        p = skip_ws(p);
         if (*p == '}')
             break;
         if (*p != ',')
             return 0;
-        p = scan_ws(p + 1);
+        p = skip_ws(p + 1);
     }
-    if (*scan_ws(p + 1) != '\0' || (seen | F_BS) != (F_TS | F_IN | F_OUT | F_IDS | F_BS))
+    if (*skip_ws(p + 1) != '\0' || (seen | F_BS) != (F_TS | F_IN | F_OUT | F_IDS | F_BS))
         return 0;
     if (in_tok < 1 || in_tok > (uint64_t)TRACE_MAX_INPUT_TOK || out_tok < 1 ||
         out_tok > (uint64_t)TRACE_MAX_OUTPUT_TOK || ns < s->prev_ns ||
@@ -825,10 +817,6 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
     out->output_tok = (int64_t)out_tok;
     out->n_blocks = (uint32_t)((in_tok + TRACE_BLOCK_TOK - 1) / TRACE_BLOCK_TOK);
     out->blocks = s->blocks;
-    out->key = out->session = 0;
-    out->n_deps = 0;
-    out->deps = NULL;
-    out->wait_ns = 0;
     return 1;
 }
 

@@ -80,7 +80,7 @@ typedef struct trace_open_args {
     int64_t block_tok;  /* Mooncake: tokens per hash id, a divisor of 512; 0 = 512 */
 } trace_open_args_t;
 
-struct trace_lines; /* a line reader (traces/lines.h), opaque here */
+struct trace_lines; /* a line reader (traces/trace_int.h), opaque here */
 
 /* A source plug-in. open returns its state (NULL with err filled on
  * error); next returns TRACE_OK / TRACE_END / TRACE_ERR; errors read

@@ -114,8 +114,7 @@ mcs_status mcs_config_set(mcs_config *cfg, const char *assignment, char *msg, si
     if (!cfg || !assignment)
         return bad_call("mcs_config_set: a NULL config or assignment", msg, msg_len);
     sim_err_t err;
-    if (sim_config_check_set_arg(assignment, NULL, &err) != 0 ||
-        sim_config_set(&cfg->cfg, assignment, &err) != 0)
+    if (sim_config_set(&cfg->cfg, assignment, &err) != 0)
         return fail(&err, msg, msg_len);
     return MCS_OK;
 }

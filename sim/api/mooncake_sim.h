@@ -24,10 +24,12 @@
  * Threads: no global mutable state enters a run. Distinct handles may be
  * used from any threads at once; one mcs_config may be run by several
  * threads at once (mcs_run only reads it) but not changed while it runs.
- * A run that writes an output directory installs SIGINT/SIGTERM/SIGHUP
- * handlers (unless those signals are ignored) that remove a half-written
- * directory and exit, as the command line does; runs without one install
- * nothing. ${VAR} in config values reads the environment at run time. */
+ * The library installs no signal handlers: a process killed during a run
+ * that writes an output directory leaves its private directory beside it
+ * (.NAME.tmp-PID-N) and its lock file (.NAME.lock, whose lock dies with
+ * the process); the next run into the same directory removes the one and
+ * takes over the other. ${VAR} in config values reads the environment at
+ * run time. */
 #ifndef MOONCAKE_SIM_H
 #define MOONCAKE_SIM_H
 
@@ -97,7 +99,8 @@ mcs_status mcs_config_load_json(mcs_config *cfg, const char *json_text, const ch
 mcs_status mcs_config_set(mcs_config *cfg, const char *assignment, char *msg, size_t msg_len);
 
 /* The effective configuration as JSON text (mcs_free), the config.json a
- * run writes less its "inputs" record. */
+ * run writes less its "inputs" record and with input paths as given (a
+ * run makes relative ones absolute). */
 char *mcs_config_json(const mcs_config *cfg);
 
 /* ---- runs ---- */

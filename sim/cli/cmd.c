@@ -558,9 +558,7 @@ static int cap_setup(cap_cli_t *c, const char *src, cap_ctx_t *cx, sim_config_t 
         return sim_errf(err, "--vary %s: not a numeric config key (see run --help-config)",
                         c->key);
     cx->integer = kt == SIM_CFG_INT;
-    double kmin;
-    if (sim_config_range(c->key, &kmin, &c->a.max) != 0)
-        c->a.max = 0;
+    c->a.max = sim_config_max(c->key);
     if (parse_target(c->target, metric, len, &cx->op, &cx->target, err) != 0)
         return -1;
     if (cap_load(c, src, base, err) != 0)

@@ -383,7 +383,7 @@ static int cmd_trace(int argc, char **argv)
         case OPT_BLOCK: {
             char *end;
             long long v = strtoll(arg, &end, 10);
-            if (end == arg || *end || v < 1 || v > 512) {
+            if (end == arg || *end || v < 1 || v > 512 || 512 % v != 0) {
                 rc = sim_opts_usage_error("trace", "--block-size: expected a divisor of 512");
                 break;
             }
@@ -572,9 +572,7 @@ static int search_check(search_cli_t *c, sim_err_t *err)
         return -1;
     if (c->hi_text && !(a->bisect.hi > a->bisect.lo))
         return sim_errf(err, "--hi %s: must be above --lo %s", c->hi_text, c->lo_text);
-    double pmin;
-    if (sim_config_range(a->param, &pmin, &a->bisect.max) != 0)
-        a->bisect.max = 0;
+    a->bisect.max = sim_config_max(a->param);
     return 0;
 }
 

@@ -436,6 +436,14 @@ void sim_names_append(char *buf, size_t len, size_t *off, const char *name)
         *off += (size_t)n;
 }
 
+uint64_t sim_fnv1a64(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
 void sim_fmt_shortest(double v, char *buf, size_t len)
 {
     for (int prec = 15; prec <= 17; prec++) {

@@ -128,6 +128,12 @@ double sim_thread_cpu_s(void);
 /* The process's peak resident set, in MiB. */
 double sim_peak_rss_mib(void);
 
+/* 64-bit FNV-1a: h (SIM_FNV1A64_BASIS to start) with the n bytes at p
+ * folded in. Passing the result back as h hashes a stream in chunks:
+ * the same value as one call over the concatenation. */
+#define SIM_FNV1A64_BASIS UINT64_C(0xcbf29ce484222325)
+uint64_t sim_fnv1a64(uint64_t h, const void *p, size_t n);
+
 /* v as the shortest "%.{15,16,17}g" that reads back as v (into buf). */
 void sim_fmt_shortest(double v, char *buf, size_t len);
 

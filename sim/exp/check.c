@@ -1037,7 +1037,8 @@ typedef struct tally {
     int64_t kv_inline;    /* input_tokens of rows with kv_ready_s and transfer_s 0: their
                            * KV never moved (a prefill inlined on the decode node) */
     int64_t stream_input; /* input_tokens of prefilled rows with output_tokens > 1 */
-    int64_t decoded, decoded_max; /* output_tokens - 1 over completed rows: sum, max */
+    int64_t decoded_max;  /* the largest output_tokens - 1 of a completed row (the sum
+                           * is intervals) */
     int64_t preempt_done;         /* preemptions of completed rows */
     double prefill_s;     /* sum of prefill_s over prefilled rows */
 } tally_t;
@@ -1088,7 +1089,6 @@ static tally_t tally_rows(const ck_t *c)
         /* A request of n tokens has n - 1 token intervals. */
         int64_t iv = v[C_OUTPUT] > 1 ? (int64_t)v[C_OUTPUT] - 1 : 0;
         t.intervals += iv;
-        t.decoded += iv;
         t.preempt_done += (int64_t)v[C_PREEMPT];
         t.decoded_max = iv > t.decoded_max ? iv : t.decoded_max;
         t.tbt_weighted += v[C_TBT_MEAN] * (double)iv;
@@ -1323,7 +1323,7 @@ static void check_busy(ck_t *c, const tally_t *t)
 static void check_iters(ck_t *c, const tally_t *t)
 {
     double it = S(c, "decode.iterations"), mb = S(c, "decode.mean_batch");
-    double want = (double)(t->decoded - t->preempt_done);
+    double want = (double)(t->intervals - t->preempt_done);
     if (fabs(it * mb - want) > 2 * SUM_REL * want + 1e-9)
         sum_bad(c, INV_ITERS, "decode.iterations", "x decode.mean_batch %.10g = %.10g, but "
                 "completed rows decoded %.0f tokens in batches (sum of output_tokens - 1, "

@@ -813,7 +813,7 @@ int sim_config_set(sim_config_t *cfg, const char *assignment, sim_err_t *err)
     const char *eq = strchr(assignment, '=');
     char path[256], where[600];
     if (!eq || eq == assignment)
-        return sim_errf(err, "--set %s: expected PATH=VALUE", assignment);
+        return sim_errf(err, "--set %.200s: expected PATH=VALUE", assignment);
     snprintf(path, sizeof path, "%.*s", (int)(eq - assignment), assignment);
     snprintf(where, sizeof where, "--set %s", assignment);
     int debug_rc;
@@ -866,14 +866,12 @@ sim_config_type_t sim_config_type(const char *path)
                                       : SIM_CFG_STRING;
 }
 
-int sim_config_range(const char *path, double *min, double *max)
+double sim_config_max(const char *path)
 {
     const field_t *f = find_field(path);
     if (!f || (f->type != SIM_PARAM_INT && f->type != SIM_PARAM_NUM))
-        return -1;
-    *min = f->min;
-    *max = f->max;
-    return 0;
+        return 0;
+    return f->max;
 }
 
 int sim_config_expand(const char *in, char *out, size_t len, const char *src, const char *at,

@@ -174,9 +174,9 @@ int sim_config_set_seed(sim_config_t *cfg, const char *text, sim_err_t *err);
 typedef enum { SIM_CFG_NONE, SIM_CFG_INT, SIM_CFG_NUM, SIM_CFG_STRING, SIM_CFG_PARAM } sim_config_type_t;
 sim_config_type_t sim_config_type(const char *path);
 
-/* The range [*min, *max] of a numeric config key (as --help-config
- * prints it). 0, or -1 when path is not a numeric key of the schema. */
-int sim_config_range(const char *path, double *min, double *max);
+/* The upper bound of a numeric config key's range (as --help-config
+ * prints it), or 0 when path is not a numeric key of the schema. */
+double sim_config_max(const char *path);
 
 /* Cross-field and name checks (registries, trace source). src names the
  * config file for messages about values from the file; a value a --set or

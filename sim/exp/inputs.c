@@ -20,13 +20,12 @@ int sim_input_hash_file(const char *path, int64_t *bytes, uint64_t *hash, sim_er
     FILE *f = fopen(path, "rb");
     if (!f)
         return sim_errf_io(err, "%s: cannot read: %s", path, strerror(errno));
-    uint64_t h = 14695981039346656037ULL; /* FNV-1a 64 offset basis */
+    uint64_t h = SIM_FNV1A64_BASIS;
     int64_t n = 0;
     unsigned char buf[65536];
     size_t got;
     while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        for (size_t i = 0; i < got; i++)
-            h = (h ^ buf[i]) * 1099511628211ULL; /* FNV 64 prime */
+        h = sim_fnv1a64(h, buf, got);
         n += (int64_t)got;
     }
     int bad = ferror(f);

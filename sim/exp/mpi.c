@@ -23,14 +23,8 @@ typedef struct rank_status {
     char args[SIM_ERR_LEN]; /* for messages; may be cut */
 } rank_status_t;
 
-/* 64-bit FNV-1a of a string. */
-static uint64_t fnv1a64(const char *t)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (; *t; t++)
-        h = (h ^ (unsigned char)*t) * 1099511628211ull;
-    return h;
-}
+/* 64-bit FNV-1a of a string's bytes. */
+static uint64_t str_hash(const char *t) { return sim_fnv1a64(SIM_FNV1A64_BASIS, t, strlen(t)); }
 
 /* The hash covers s->canon, what spec.json records: the spec as given and
  * the base experiment with "set" applied. Its keys keep their order (the
@@ -41,10 +35,10 @@ static void status_of(const sim_sweep_spec_t *s, const char *load_err, const cha
 {
     sim_err_t e; /* sim_errf keeps a cut message valid UTF-8 */
     st->ok = s != NULL;
-    st->hash = s ? fnv1a64(s->canon) : 0;
+    st->hash = s ? str_hash(s->canon) : 0;
     sim_errf(&e, "%s", s ? s->file : load_err ? load_err : "cannot load the spec");
     memcpy(st->msg, e.msg, sizeof st->msg);
-    st->args_hash = fnv1a64(args ? args : "");
+    st->args_hash = str_hash(args ? args : "");
     sim_errf(&e, "%s", args ? args : "");
     memcpy(st->args, e.msg, sizeof st->args);
 }

@@ -724,7 +724,6 @@ int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *na
     memset(d, 0, sizeof *d);
     d->lock.fd = -1;
     d->lock.slot = -1;
-    d->names = names;
     if (!final[0])
         return sim_errf(err, "an empty output directory: name one (--out DIR)");
     if (snprintf(d->final_path, sizeof d->final_path, "%s", final) >= (int)sizeof d->final_path)
@@ -772,7 +771,7 @@ fail:
 
 int sim_out_dir_open(sim_out_dir_t *d, sim_out_file_t *o, const char *name, sim_err_t *err)
 {
-    SIM_ASSERT(is_known(d->names, name));
+    SIM_ASSERT(d->lock.names && is_known(d->lock.names, name));
     /* Under its own name: the directory is private, and the signal handler
      * knows what to remove. Commit's rename is then a no-op. */
     o->f = NULL;

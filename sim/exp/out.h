@@ -103,8 +103,7 @@ typedef struct sim_out_dir {
     char final_path[4096];  /* as given (trailing slashes dropped): messages */
     char target_path[4096]; /* final_path resolved through links: replaced */
     char tmp_path[4096];
-    const char *const *names;
-    sim_out_lock_t lock;
+    sim_out_lock_t lock; /* lock.names: the names begin was given */
 } sim_out_dir_t;
 
 int sim_out_dir_begin(sim_out_dir_t *d, const char *final, const char *const *names,

@@ -215,12 +215,34 @@ static void dense_free_pages(sim_kvpool_t *p)
     p->n_dense = p->n_pages = p->n_spare = 0;
 }
 
-/* Leave the pages for the hash map for good: ids are too sparse. */
+/* Iterate ids with replicas; start with *it = 0. */
+static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *head)
+{
+    if (!p->dense)
+        return sim_hmap_next(&p->index, it, id, head);
+    for (; *it < p->n_dense; (*it)++) {
+        if (p->dense_page[*it >> PAGE_BITS] == zero_page) {
+            *it |= PAGE_MASK; /* the loop's step moves to the next page */
+            continue;
+        }
+        if (dense_at(p, *it) != NONE) {
+            *id = *it;
+            *head = dense_at(p, (*it)++);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Leave the pages for the hash map for good: ids are too sparse. The
+ * ids are put in ascending order, as the dense pages hold them. */
 static void idx_to_hmap(sim_kvpool_t *p)
 {
-    for (size_t id = 0; id < p->n_dense; id++)
-        if (dense_at(p, id) != NONE)
-            sim_hmap_put(&p->index, id, dense_at(p, id));
+    size_t it = 0;
+    uint64_t id;
+    uint32_t head;
+    while (idx_next(p, &it, &id, &head))
+        sim_hmap_put(&p->index, id, head);
     dense_free_pages(p);
     p->dense = 0;
 }
@@ -338,25 +360,6 @@ __attribute__((noinline)) static void idx_set_slow(sim_kvpool_t *p, uint64_t id,
         sim_hmap_del(&p->index, id);
     else
         sim_hmap_put(&p->index, id, ei);
-}
-
-/* Iterate ids with replicas; start with *it = 0. */
-static int idx_next(const sim_kvpool_t *p, size_t *it, uint64_t *id, uint32_t *head)
-{
-    if (!p->dense)
-        return sim_hmap_next(&p->index, it, id, head);
-    for (; *it < p->n_dense; (*it)++) {
-        if (p->dense_page[*it >> PAGE_BITS] == zero_page) {
-            *it |= PAGE_MASK; /* the loop's step moves to the next page */
-            continue;
-        }
-        if (dense_at(p, *it) != NONE) {
-            *id = *it;
-            *head = dense_at(p, (*it)++);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 size_t sim_kvpool_index_bytes(const sim_kvpool_t *p)

@@ -26,7 +26,7 @@ typedef struct sim_batch {
     size_t n, cap;
     int64_t iter;       /* iterations completed */
     sim_time_t *ring;   /* end time of iteration k at ring[k & (ring_cap-1)]; from iter
-                         * on, those planned ahead (sim/serve/decode.c's spans) */
+                         * on, those planned ahead (sim/serve/decode_span.c's spans) */
     size_t ring_cap;
     /* Members' heap_pos kept (sim_batch_remove needs it). A batch whose
      * members only leave from the top does without: each sift would

@@ -65,7 +65,7 @@ int64_t sim_cluster_n_arrived(const sim_cluster_t *c);
 int64_t sim_cluster_n_in_flight(const sim_cluster_t *c);
 /* KV capacity of one (decode or colocated) instance, tokens. */
 int64_t sim_cluster_decode_kv_cap_tok(const sim_cluster_t *c);
-/* The pd system's KVCache pool (nodes as in sim/serve/cluster_int.h), or NULL
+/* The pd system's KVCache pool (nodes as in sim/serve/pd_int.h), or NULL
  * when reuse is off or another system runs; the network. */
 const sim_kvpool_t *sim_cluster_kvpool(const sim_cluster_t *c);
 sim_net_t *sim_cluster_net(sim_cluster_t *c);

@@ -374,10 +374,9 @@ static void prompt_done(sim_cluster_t *c, coloc_inst_t *o, sim_req_t *r, sim_tim
 }
 
 /* A step's name on the timeline: what it ran, and whether running
- * decodes waited for a prefill in it (a stall). */
-static const char *coloc_step_name(const coloc_inst_t *o)
+ * decodes waited for a prefill in it (stall, as step_done works out). */
+static const char *coloc_step_name(const coloc_inst_t *o, int stall)
 {
-    int stall = o->n_run > 0 && (o->n_step_pf > 0 || (o->chunk_req && o->step_decodes));
     if (o->n_step_pf > 0 || o->chunk_req)
         return stall ? "prefill step (stall)" : o->step_decodes ? "mixed step" : "prefill step";
     return "decode step";
@@ -390,9 +389,11 @@ static void step_done(void *ctx, void *obj, int64_t arg)
     (void)arg;
     sim_time_t now = sim_evq_now(c->evq);
     o->busy = 0;
-    sim_obs_span(c->obs, SIM_OBS_COLOC, o->idx, coloc_step_name(o), o->step_start, now, o->n_run,
-                 -1);
-    if (o->n_run > 0 && (o->n_step_pf > 0 || (o->chunk_req && o->step_decodes))) {
+    /* A stall: running decodes waited for a prefill in this step. */
+    int stall = o->n_run > 0 && (o->n_step_pf > 0 || (o->chunk_req && o->step_decodes));
+    sim_obs_span(c->obs, SIM_OBS_COLOC, o->idx, coloc_step_name(o, stall), o->step_start, now,
+                 o->n_run, -1);
+    if (stall) {
         o->stall_n++; /* the running requests waited for a prefill */
         o->stall_ns += o->n_step_pf > 0 ? now - o->step_start : o->chunk_ns;
     }

@@ -341,7 +341,6 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
      * times. Marked: the first, and each interval below the one before. */
     const sim_time_t *iv = c->scratch;
     size_t slot = (size_t)k & (d->b.ring_cap - 1);
-    marks_clear(d->marks, d->b.ring_cap, slot, 1);
     sim_time_t t = now + iv[0];
     d->b.ring[slot] = t;
     d->marks[slot / 64] |= UINT64_C(1) << (slot % 64);
@@ -398,8 +397,9 @@ void sim_decode_rings_free(sim_cluster_t *c, decode_inst_t *d)
     sim_batch_ring_free(&d->b, &c->slab);
 }
 
-/* One add per run sim_decode_span_start found: a run's sum telescopes to a
- * difference of end times; a run the cut at k shortened ends on its
+/* One add per run of the span (span_fill opens them, for the iterations
+ * sim_decode_span_start works out and those span_more adds): a run's sum
+ * telescopes to a difference of end times; a run the cut at k shortened ends on its
  * interval at k, the one read from the ring. */
 void sim_decode_span_tbt(sim_cluster_t *c, const decode_inst_t *d, int64_t lo, int64_t k,
                          sim_time_t now)

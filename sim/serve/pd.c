@@ -28,7 +28,7 @@ static void *pd_init(sim_cluster_t *c, const void *params)
     pd->prefix_scratch = sim_xcalloc((size_t)c->n_nodes, sizeof *pd->prefix_scratch,
                                      "prefix scratch");
     pd->view_mark = sim_xcalloc((size_t)c->n_nodes, sizeof *pd->view_mark, "prefill view marks");
-    pd->view = sim_pd_view_new(a->debug.view_check);
+    pd->view = sim_pd_view_new();
     pd->plan_memo = sim_prefill_memo_new();
     if (a->pool.policy) {
         int64_t caps[SIM_N_TIERS] = {a->pool.dram_blocks, a->pool.ssd_blocks};

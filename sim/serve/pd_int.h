@@ -161,7 +161,7 @@ static inline int sim_cluster_decode_node(const sim_cluster_t *c, int decode_ins
 
 /* sim/serve/pd_view.c: the view scratch of a new pd system, and its free
  * (accepts NULL). */
-struct sim_view_scratch *sim_pd_view_new(int check);
+struct sim_view_scratch *sim_pd_view_new(void);
 void sim_pd_view_free(struct sim_view_scratch *vs);
 
 /* sim/serve/decode.c: count r's KV as on its way to its decode instance

@@ -1,9 +1,9 @@
-/* sim/serve/pd_view.c: the cluster's view (sim/serve/cluster.h) of the pd
+/* sim/serve/pd_view.c: the cluster's view (sim/serve/view.h) of the pd
  * system's instances, for placement, admission and forecasts: queue waits,
  * predictions, decode loads and the prefill view with its classes. The
  * names keep the cluster's prefix, as policies see one cluster; the state
  * they read is the pd system's (sim/serve/pd_int.h). Each call is O(1)
- * unless its comment in cluster.h says otherwise. */
+ * unless its comment in view.h says otherwise. */
 #include "sim/serve/pd_int.h"
 
 #include <string.h>
@@ -22,16 +22,13 @@ struct sim_view_scratch {
     sim_view_class_t *used; /* this call's classes, in first use */
     size_t cap_used;
     uint64_t stamp;
-    int check; /* the pass checks every indexed view (docs/development.md) */
-    sim_prefill_view_t ref; /* the pass's view, then */
+    /* the pass's view, under debug.view_check (docs/development.md) */
+    sim_prefill_view_t ref;
 };
 
-
-struct sim_view_scratch *sim_pd_view_new(int check)
+struct sim_view_scratch *sim_pd_view_new(void)
 {
-    struct sim_view_scratch *vs = sim_xcalloc(1, sizeof *vs, "prefill view");
-    vs->check = check;
-    return vs;
+    return sim_xcalloc(1, sizeof(struct sim_view_scratch), "prefill view");
 }
 
 void sim_pd_view_free(struct sim_view_scratch *vs)
@@ -247,7 +244,8 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
         cls = sim_pd(c)->view->used;
     }
     view_holders(c, v, cls, n_cls, ru.common_len, sim_net_send_shares(c->net));
-    if (sim_pd(c)->ppick && sim_pd(c)->view->check)
+    /* debug.view_check: the pass checks every indexed view */
+    if (sim_pd(c)->ppick && c->a.debug.view_check)
         view_check(c, &ru, v);
     return 0;
 }
