@@ -138,15 +138,24 @@ def _overrides(set=None, **kw):
 class _Config:
     """An mcs_config handle, freed with the object."""
 
-    def __init__(self, config, pairs):
-        self.h = _lib.mcs_config_new()
+    def __init__(self, config, pairs, base=None):
         msg = ctypes.create_string_buffer(_MSG_LEN)
+        if base is not None:  # a copy of a loaded one: no file read again
+            self.h = _lib.mcs_config_copy(base.h)
+            if not self.h:
+                raise MemoryError("mcs_config_copy")
+            self._set(pairs, msg)
+            return
+        self.h = _lib.mcs_config_new()
         if isinstance(config, dict):
             st = _lib.mcs_config_load_json(self.h, json.dumps(config).encode(), b"<dict>",
                                            msg, _MSG_LEN)
         else:
             st = _lib.mcs_config_load_file(self.h, os.fsencode(config), msg, _MSG_LEN)
         _check(st, msg)
+        self._set(pairs, msg)
+
+    def _set(self, pairs, msg):
         for k, v in pairs:
             _check(_lib.mcs_config_set(self.h, ("%s=%s" % (k, v)).encode(), msg, _MSG_LEN), msg)
 
@@ -251,8 +260,8 @@ def sweep(config, points=None, *, axes=None, workers=1, set=None, rows=False, **
             raise ValueError("sweep: give points (a list of dicts) or axes (a dict of lists)")
         keys = list(axes)
         points = [dict(zip(keys, vals)) for vals in itertools.product(*(axes[k] for k in keys))]
-    common = _overrides(set, **overrides)
-    cfgs = [_Config(config, common + _overrides({k.replace("__", "."): v for k, v in p.items()}))
+    base = _Config(config, _overrides(set, **overrides))
+    cfgs = [_Config(None, _overrides({k.replace("__", "."): v for k, v in p.items()}), base)
             for p in points]
     def one(i):
         return _run(cfgs[i], None, False, rows, points[i])
