@@ -116,7 +116,7 @@ static inline char *sim_fmt_i64_at(char *p, int64_t v)
 /* sim_fmt_ns_s6's bytes at p. On the fast path the whole seconds are
  * below 2^50 / 1e9 < 2^21, so every step is in 32 bits after the two
  * divisions by constants. */
-static inline char *sim_fmt_ns6_at(char *p, int64_t ns)
+static inline __attribute__((always_inline)) char *sim_fmt_ns6_at(char *p, int64_t ns)
 {
     uint64_t u = (uint64_t)ns, q = u / 1000, r = u - q * 1000;
     if (u >= (uint64_t)SIM_FMT_NS_FAST_MAX || r == 500) /* (a negative ns is a large u) */
