@@ -662,6 +662,37 @@ static const char *scan_value(const char *p, int depth)
     }
 }
 
+/* The count of leading digits of the 8 bytes at p when 1 to 7 (p's line
+ * is readable that far: TRACE_LINE_PAD), their value into *v; else 0.
+ * Byte by byte b = c ^ '0' is below 10 exactly for a digit c, and bit 7
+ * of ((b & 0x7f) + 0x76) | b is set exactly when b >= 10, with no carry
+ * between bytes (0x7f + 0x76 < 0x100): the first such bit ends the
+ * digits. Shifted to the top, the digits combine in pairs, fours and
+ * eights by multiplications whose fields never overlap (the usual eight
+ * digits in three steps; leading zero bytes add nothing). */
+static inline int scan_digits8(const char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    x ^= UINT64_C(0x3030303030303030);
+    uint64_t stop = (((x & UINT64_C(0x7f7f7f7f7f7f7f7f)) + UINT64_C(0x7676767676767676)) | x) &
+                    UINT64_C(0x8080808080808080);
+    if (stop == 0 || (stop & 0x80))
+        return 0; /* 8 digits or more, or none */
+    int n = __builtin_ctzll(stop) >> 3;
+    x <<= 64 - 8 * n;
+    x = ((x & UINT64_C(0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+    x = ((x & UINT64_C(0x00ff00ff00ff00ff)) * 6553601) >> 16;
+    *v = ((x & UINT64_C(0x0000ffff0000ffff)) * UINT64_C(42949672960001)) >> 32;
+    return n;
+#else
+    (void)p;
+    (void)v;
+    return 0;
+#endif
+}
+
 /* An unsigned integer without sign, fraction, exponent or leading zero,
  * of at most max_digits digits, into *v; past it, or NULL. */
 static inline const char *scan_uint(const char *p, int max_digits, uint64_t *v)
@@ -669,7 +700,13 @@ static inline const char *scan_uint(const char *p, int max_digits, uint64_t *v)
     const char *s = p;
     uint64_t x = 0;
     unsigned d;
-    if (*p == '0') {
+    int n = scan_digits8(p, &x);
+    if (n > 0) { /* the usual short integer */
+        if (n > max_digits || (n > 1 && *p == '0'))
+            return NULL;
+        *v = x;
+        p += n;
+    } else if (*p == '0') {
         *v = 0;
         p++;
         if (*p >= '0' && *p <= '9') /* a leading zero */
