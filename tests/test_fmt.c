@@ -235,6 +235,23 @@ START_TEST(test_cursor_writers_match_printf)
             cursor_check(what, a, sim_fmt_sec6_at(a, x[k]), b);
         }
     }
+    /* Around the margin of sim_fmt_round_fast: a fraction of the scaled
+     * value 2^-21 .. 2^-24 from one half, and the bound 2^31 of it. */
+    for (long i = 0; i < 200000; i++) {
+        int d = (int)(rnd() % 10);
+        double k = (double)(rnd() % ((uint64_t)1 << (1 + (int)(rnd() % 31))));
+        double off = ldexp((rnd() & 1) ? 1.0 : -1.0, -21 - (int)(rnd() % 4));
+        double x = (k + 0.5 + off) / pow(10, d);
+        if (i % 50 == 0)
+            x = (0x1p31 + (double)((int)(rnd() % 5) - 2)) / pow(10, d);
+        sim_fmt_fixed(a, x, d);
+        snprintf(b, sizeof b, "%.*f", d, x);
+        if (strcmp(a, b) != 0)
+            ck_abort_msg("%a with %d decimals: %s, printf %s", x, d, a, b);
+        snprintf(b, sizeof b, "%.6f", x);
+        snprintf(what, sizeof what, "sec6 %a", x);
+        cursor_check(what, a, sim_fmt_sec6_at(a, x), b);
+    }
     const double sp[] = {0.0, -0.0, 5e-324, 0.0000005, 0.0000015, 999999.9999995, 1e6,
                          1e6 - 1e-9, 1e12, 1e300, NAN, INFINITY, -INFINITY, -1e-9};
     for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++) {

@@ -143,8 +143,10 @@ size_t sim_fmt_fixed(char *out, double x, int decimals)
     size_t n = 0;
     if (signbit(x))
         out[n++] = '-';
-    uint64_t w, f;
-    split_pow10(scaled_round(fabs(x), decimals), decimals, &w, &f);
+    uint64_t q, w, f;
+    if (!sim_fmt_round_fast(fabs(x), (double)pow10_u64[decimals], &q))
+        q = scaled_round(fabs(x), decimals);
+    split_pow10(q, decimals, &w, &f);
     n += put_u64(out + n, w);
     if (decimals > 0) {
         out[n++] = '.';

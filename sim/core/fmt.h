@@ -132,20 +132,39 @@ static inline __attribute__((always_inline)) char *sim_fmt_ns6_at(char *p, int64
     return sim_fmt_frac6_at(p, (uint32_t)(us - (uint64_t)w * 1000000));
 }
 
-/* sim_fmt_fixed(p, x, 6)'s bytes at p. Seconds derived from integer ns
- * are often exactly the double (double)ns / 1e9 (a maximum or a
- * percentile of ns intervals): for such an x, found by rounding x x 1e9
- * to a candidate ns and checking that (double)ns / 1e9 gives x back
- * (equal values, and x not -0, so equal bits), the bytes are
- * sim_fmt_ns_s6(ns)'s by its contract, which for ns below 1e15 < 2^50
- * and no tie at the microsecond are its integer path's. Any other x
- * takes sim_fmt_fixed. */
+/* |x| x 10^dec rounded half to even into *q, without 128-bit
+ * arithmetic where that is exact: 1, or 0 for the caller's exact path.
+ * y = |x| x 10^dec is the correctly rounded product (10^dec is a double
+ * exactly), so below 2^31 it is within 2^-23 of the true product t. Its
+ * integer part q and fraction y - q are exact (Sterbenz), and when the
+ * fraction is more than 2^-22 from one half, t rounds as y does: to q
+ * below the half (t within 2^-23 of [q, q + 1/2)), to q + 1 above it.
+ * fl(y - q - 1/2) compared with the double 2^-22 errs only towards the
+ * exact path (rounding is monotone). NaN fails y < 2^31. */
+static inline int sim_fmt_round_fast(double ax, double pow10, uint64_t *q)
+{
+    double y = ax * pow10;
+    if (!(y < 0x1p31))
+        return 0;
+    uint32_t i = (uint32_t)y;
+    double d = (y - (double)i) - 0.5;
+    if (!(d > 0x1p-22 || d < -0x1p-22))
+        return 0;
+    *q = i + (d > 0);
+    return 1;
+}
+
+/* sim_fmt_fixed(p, x, 6)'s bytes at p: for x >= 0 (not -0) rounded by
+ * sim_fmt_round_fast, its digits as sim_fmt_fixed writes them (the whole
+ * part, the point, six digits); anything else through sim_fmt_fixed. */
 static inline char *sim_fmt_sec6_at(char *p, double x)
 {
-    if (x >= 0 && x < 1e6 && !signbit(x)) {
-        int64_t ns = (int64_t)(x * 1e9 + 0.5);
-        if ((double)ns / 1e9 == x && ns % 1000 != 500)
-            return sim_fmt_ns6_at(p, ns); /* (its integer path) */
+    uint64_t q;
+    if (x >= 0 && !signbit(x) && sim_fmt_round_fast(x, 1e6, &q)) {
+        uint32_t w = (uint32_t)(q / 1000000);
+        p = sim_fmt_u32_at(p, w);
+        *p++ = '.';
+        return sim_fmt_frac6_at(p, (uint32_t)(q - (uint64_t)w * 1000000));
     }
     return p + sim_fmt_fixed(p, x, 6);
 }
