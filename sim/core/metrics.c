@@ -106,7 +106,8 @@ static const char *status_name(sim_req_status_t s)
  * start, which the columns after it leave). */
 #define CSV_ROW_MAX (28 * SIM_FMT_NUM)
 
-static char *put_ns6(char *p, sim_time_t ns)
+/* (Inline at each of its dozen uses: a call would cost a sixth of it.) */
+static inline __attribute__((always_inline)) char *put_ns6(char *p, sim_time_t ns)
 {
     p = sim_fmt_ns6_at(p, ns);
     *p = ',';
