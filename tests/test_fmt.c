@@ -154,6 +154,114 @@ START_TEST(test_int_and_line)
 }
 END_TEST
 
+/* The writers at a cursor against printf: integers at every digit
+ * count's edges and every bit length's, seconds from ns (random, ties at
+ * ...500 ns and their neighbours, each power of ten's edges, 0, the
+ * integer path's bound, negatives), and seconds from doubles that are
+ * some (double)ns / 1e9 and ones that are not (-0 included). */
+static void cursor_check(const char *what, const char *got, const char *end, const char *want)
+{
+    size_t n = (size_t)(end - got);
+    if (n != strlen(want) || memcmp(got, want, n) != 0)
+        ck_abort_msg("%s: %.*s, printf %s", what, (int)n, got, want);
+}
+
+START_TEST(test_cursor_writers_match_printf)
+{
+    char a[SIM_FMT_NUM], b[SIM_FMT_NUM], what[64];
+    for (int i = 0; i < 64; i++) { /* each bit length's edges */
+        uint64_t lo = (uint64_t)1 << i, hi = lo + (lo - 1);
+        const uint64_t v[] = {lo, hi, lo - 1};
+        for (size_t k = 0; k < 3; k++) {
+            int64_t x = (int64_t)v[k];
+            snprintf(b, sizeof b, "%lld", (long long)x);
+            snprintf(what, sizeof what, "i64 %lld", (long long)x);
+            cursor_check(what, a, sim_fmt_i64_at(a, x), b);
+            if (v[k] <= UINT32_MAX) {
+                ck_assert_int_eq(sim_fmt_ndig32((uint32_t)v[k]), (int)strlen(b));
+                cursor_check(what, a, sim_fmt_u32_at(a, (uint32_t)v[k]), b);
+            }
+        }
+    }
+    int64_t p10 = 1;
+    for (int e = 0; e < 19; e++, p10 *= 10) /* each power of ten's edges */
+        for (int64_t x = p10 - 2; x <= p10 + 1; x++) {
+            const int64_t v[] = {x, -x};
+            for (size_t k = 0; k < 2; k++) {
+                snprintf(b, sizeof b, "%lld", (long long)v[k]);
+                snprintf(what, sizeof what, "i64 %lld", (long long)v[k]);
+                cursor_check(what, a, sim_fmt_i64_at(a, v[k]), b);
+                snprintf(b, sizeof b, "%.6f", (double)v[k] / 1e9);
+                snprintf(what, sizeof what, "ns6 %lld", (long long)v[k]);
+                cursor_check(what, a, sim_fmt_ns6_at(a, v[k]), b);
+                double d = (double)v[k] / 1e9;
+                snprintf(what, sizeof what, "sec6 %a", d);
+                cursor_check(what, a, sim_fmt_sec6_at(a, d), b);
+            }
+        }
+    for (long i = 0; i < 600000; i++) {
+        int64_t ns;
+        switch (i % 5) {
+        case 0:
+            ns = (int64_t)(rnd() % 4000000000000000ull);
+            break;
+        case 1: /* a tie at the microsecond, or next to one */
+            ns = (int64_t)(rnd() % 100000000000000ull) / 1000 * 1000 + 499 + (int64_t)(rnd() % 3);
+            break;
+        case 2: /* below a second, and just past it */
+            ns = (int64_t)(rnd() % 1000001000ull);
+            break;
+        case 3: /* around the integer path's bound (2^50) and 1e15 */
+            ns = ((rnd() & 1) ? (int64_t)1 << 50 : 1000000000000000) - 3000 +
+                 (int64_t)(rnd() % 6000);
+            break;
+        default:
+            ns = (int64_t)(rnd() % 100000000000ull);
+        }
+        if (i % 97 == 0)
+            ns = -ns;
+        double d = (double)ns / 1e9;
+        snprintf(b, sizeof b, "%.6f", d);
+        snprintf(what, sizeof what, "ns6 %lld", (long long)ns);
+        cursor_check(what, a, sim_fmt_ns6_at(a, ns), b);
+        snprintf(what, sizeof what, "sec6 %a", d);
+        cursor_check(what, a, sim_fmt_sec6_at(a, d), b);
+        /* doubles near d, and a mean's quotient: mostly no (double)ns / 1e9 */
+        const double x[] = {nextafter(d, 0), nextafter(d, 1e300), d / 3.0, d * 0.999,
+                            (double)ns / (double)(1 + rnd() % 1000) / 1e9};
+        for (size_t k = 0; k < sizeof x / sizeof x[0]; k++) {
+            snprintf(b, sizeof b, "%.6f", x[k]);
+            snprintf(what, sizeof what, "sec6 %a", x[k]);
+            cursor_check(what, a, sim_fmt_sec6_at(a, x[k]), b);
+        }
+    }
+    /* Around the margin of sim_fmt_round_fast: a fraction of the scaled
+     * value 2^-21 .. 2^-24 from one half, and the bound 2^31 of it. */
+    for (long i = 0; i < 200000; i++) {
+        int d = (int)(rnd() % 10);
+        double k = (double)(rnd() % ((uint64_t)1 << (1 + (int)(rnd() % 31))));
+        double off = ldexp((rnd() & 1) ? 1.0 : -1.0, -21 - (int)(rnd() % 4));
+        double x = (k + 0.5 + off) / pow(10, d);
+        if (i % 50 == 0)
+            x = (0x1p31 + (double)((int)(rnd() % 5) - 2)) / pow(10, d);
+        sim_fmt_fixed(a, x, d);
+        snprintf(b, sizeof b, "%.*f", d, x);
+        if (strcmp(a, b) != 0)
+            ck_abort_msg("%a with %d decimals: %s, printf %s", x, d, a, b);
+        snprintf(b, sizeof b, "%.6f", x);
+        snprintf(what, sizeof what, "sec6 %a", x);
+        cursor_check(what, a, sim_fmt_sec6_at(a, x), b);
+    }
+    const double sp[] = {0.0, -0.0, 5e-324, 0.0000005, 0.0000015, 999999.9999995, 1e6,
+                         1e6 - 1e-9, 1e12, 1e300, NAN, INFINITY, -INFINITY, -1e-9};
+    for (size_t k = 0; k < sizeof sp / sizeof sp[0]; k++) {
+        snprintf(b, sizeof b, "%.6f", sp[k]);
+        snprintf(what, sizeof what, "sec6 %a", sp[k]);
+        cursor_check(what, a, sim_fmt_sec6_at(a, sp[k]), b);
+    }
+}
+END_TEST
+
 Suite *test_fmt_suite(void)
 {
     Suite *s = suite_create("fmt");
@@ -162,6 +270,7 @@ Suite *test_fmt_suite(void)
     tcase_add_test(tc, test_fixed_matches_printf);
     tcase_add_test(tc, test_ns_seconds_match_printf);
     tcase_add_test(tc, test_int_and_line);
+    tcase_add_test(tc, test_cursor_writers_match_printf);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,7 +26,8 @@ struct trace_lines {
     ZSTD_inBuffer zin;
     int in_eof;          /* no more bytes from the file */
     size_t zret;         /* last ZSTD_decompressStream result: 0 = frame done */
-    char *buf;           /* decoded bytes; one spare byte for a final NUL */
+    char *buf;           /* decoded bytes; one spare byte for a final NUL,
+                          * TRACE_LINE_PAD past it (zero) */
     size_t buf_len;
     size_t buf_pos;
     char *line;          /* a line spanning refills */
@@ -125,7 +126,8 @@ trace_lines_t *trace_lines_open(const char *path, sim_err_t *err)
     trace_lines_t *r = sim_xcalloc(1, sizeof *r, "trace_lines");
     r->f = f;
     r->path = sim_xstrdup(path, "trace_lines.path");
-    r->buf = sim_xmalloc(LINES_BUF_BYTES + 1, "trace_lines.buf");
+    r->buf = sim_xmalloc(LINES_BUF_BYTES + 1 + TRACE_LINE_PAD, "trace_lines.buf");
+    memset(r->buf + LINES_BUF_BYTES, 0, 1 + TRACE_LINE_PAD);
     /* The first bytes decide the format; keep them as the first chunk. */
     size_t n = fread(r->buf, 1, LINES_BUF_BYTES, f);
     if (n == 0 && ferror(f)) {
@@ -168,7 +170,10 @@ static int line_append(trace_lines_t *r, size_t *len, const char *s, size_t n, s
     if (n > TRACE_LINE_MAX_BYTES - *len)
         return sim_errf(err, "%s:%lld: line longer than %zu bytes", r->path,
                         (long long)(r->lineno + 1), TRACE_LINE_MAX_BYTES);
-    sim_grow((void **)&r->line, &r->line_cap, *len + n + 1, 1, "trace_lines.line");
+    /* Zeroed as it grows: the bytes past a line's NUL are readable
+     * (TRACE_LINE_PAD) and defined. */
+    sim_grow_zeroed((void **)&r->line, &r->line_cap, *len + n + 1 + TRACE_LINE_PAD, 1,
+                    "trace_lines.line");
     memcpy(r->line + *len, s, n);
     *len += n;
     return 0;

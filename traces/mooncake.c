@@ -662,24 +662,68 @@ static const char *scan_value(const char *p, int depth)
     }
 }
 
+/* The count of leading digits of the 8 bytes at p when 1 to 7 (p's line
+ * is readable that far: TRACE_LINE_PAD), their value into *v; else 0.
+ * Byte by byte b = c ^ '0' is below 10 exactly for a digit c, and bit 7
+ * of ((b & 0x7f) + 0x76) | b is set exactly when b >= 10, with no carry
+ * between bytes (0x7f + 0x76 < 0x100): the first such bit ends the
+ * digits. Shifted to the top, the digits combine in pairs, fours and
+ * eights by multiplications whose fields never overlap (the usual eight
+ * digits in three steps; leading zero bytes add nothing). */
+static inline int scan_digits8(const char *p, uint64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    x ^= UINT64_C(0x3030303030303030);
+    uint64_t stop = (((x & UINT64_C(0x7f7f7f7f7f7f7f7f)) + UINT64_C(0x7676767676767676)) | x) &
+                    UINT64_C(0x8080808080808080);
+    if (stop == 0 || (stop & 0x80))
+        return 0; /* 8 digits or more, or none */
+    int n = __builtin_ctzll(stop) >> 3;
+    x <<= 64 - 8 * n;
+    x = ((x & UINT64_C(0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+    x = ((x & UINT64_C(0x00ff00ff00ff00ff)) * 6553601) >> 16;
+    *v = ((x & UINT64_C(0x0000ffff0000ffff)) * UINT64_C(42949672960001)) >> 32;
+    return n;
+#else
+    (void)p;
+    (void)v;
+    return 0;
+#endif
+}
+
 /* An unsigned integer without sign, fraction, exponent or leading zero,
  * of at most max_digits digits, into *v; past it, or NULL. */
 static inline const char *scan_uint(const char *p, int max_digits, uint64_t *v)
 {
     const char *s = p;
     uint64_t x = 0;
-    if (*p == '0') {
+    unsigned d;
+    int n = scan_digits8(p, &x);
+    if (n > 0) { /* the usual short integer */
+        if (n > max_digits || (n > 1 && *p == '0'))
+            return NULL;
+        *v = x;
+        p += n;
+    } else if (*p == '0') {
         *v = 0;
         p++;
+        if (*p >= '0' && *p <= '9') /* a leading zero */
+            return NULL;
     } else {
-        while (*p >= '0' && *p <= '9' && p - s < max_digits)
-            x = x * 10 + (uint64_t)(*p++ - '0');
-        if (p == s)
+        /* Every digit, then the count judged (x may wrap past 19 digits:
+         * that many are refused). */
+        while ((d = (unsigned)(unsigned char)*p - '0') < 10) {
+            x = x * 10 + d;
+            p++;
+        }
+        if (p == s || p - s > max_digits)
             return NULL;
         *v = x;
     }
-    /* A digit, fraction or exponent after it: another form. */
-    if ((*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' || *p == 'E')
+    /* A fraction or exponent after it: another form. */
+    if (*p == '.' || *p == 'e' || *p == 'E')
         return NULL;
     return p;
 }
@@ -697,35 +741,50 @@ static const char *scan_timestamp(const char *p, sim_time_t *ns)
 
 /* The array of hash ids at p into s->ids, *n_out of them: integers in
  * scan_uint's form below 10^19 (one past 2^53 is mapped by reblock) and
- * non-empty plain strings; past it, or NULL. */
-static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out)
+ * non-empty plain strings; past it, or NULL. Each integer goes to
+ * s->blocks[k] too, and *plain says whether every id is an integer below
+ * TRACE_MAPPED_ID_BASE: then, with 512-token trace blocks, s->blocks
+ * already holds what reblock would write (block k named by id k, as it
+ * is). */
+static const char *scan_ids(mc_state_t *s, const char *p, size_t *n_out, int *plain)
 {
     size_t n = 0;
+    uint64_t all = 0; /* every integer id or-ed: below the base iff each is (a power of two) */
+    int strs = 0;
     if (*p != '[')
         return NULL;
     p = skip_ws(p + 1);
     if (*p == ']') {
         *n_out = 0;
+        *plain = 1;
         return p + 1;
     }
     for (;;) {
-        if (n == s->ids_cap)
+        if (n == s->ids_cap || n == s->blocks_cap) { /* (the cJSON path grows ids alone) */
             sim_grow((void **)&s->ids, &s->ids_cap, n + 1, sizeof *s->ids, "mooncake.ids");
-        mc_id_t *x = &s->ids[n++];
+            sim_grow((void **)&s->blocks, &s->blocks_cap, n + 1, sizeof *s->blocks,
+                     "mooncake.blocks");
+        }
+        mc_id_t *x = &s->ids[n];
         if (*p == '"') {
             const char *q = scan_string(p);
             if (!q || q == p + 2)
                 return NULL;
             *x = (mc_id_t){.str = p + 1, .len = (size_t)(q - p - 2)};
+            strs = 1;
             p = q;
         } else {
             x->str = NULL;
             if (!(p = scan_uint(p, 19, &x->v)))
                 return NULL;
+            s->blocks[n] = x->v;
+            all |= x->v;
         }
+        n++;
         p = skip_ws(p);
         if (*p == ']') {
             *n_out = n;
+            *plain = !strs && all < TRACE_MAPPED_ID_BASE;
             return p + 1;
         }
         if (*p != ',')
@@ -758,6 +817,7 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
     sim_time_t ns = 0;
     uint64_t in_tok = 0, out_tok = 0, bs = (uint64_t)s->block_tok;
     size_t n = 0;
+    int plain = 0;
     if (*p != '{')
         return 0;
     p = skip_ws(p + 1);
@@ -789,7 +849,7 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
                 return 0;
         } else if (klen == 8 && memcmp(key, "hash_ids", 8) == 0) {
             f = F_IDS;
-            p = scan_ids(s, p, &n);
+            p = scan_ids(s, p, &n, &plain);
         } else if (is_agentic_key(key, klen)) {
             return 0; /* the cJSON path reads them */
         } else {
@@ -809,7 +869,8 @@ static int mc_scan(mc_state_t *s, const char *text, trace_req_t *out)
         return 0;
     if (in_tok < 1 || in_tok > (uint64_t)TRACE_MAX_INPUT_TOK || out_tok < 1 ||
         out_tok > (uint64_t)TRACE_MAX_OUTPUT_TOK || ns < s->prev_ns ||
-        n != (in_tok + bs - 1) / bs || reblock(s, n, (int64_t)in_tok, (int64_t)bs) != 0)
+        n != (in_tok + bs - 1) / bs ||
+        (!(plain && bs == TRACE_BLOCK_TOK) && reblock(s, n, (int64_t)in_tok, (int64_t)bs) != 0))
         return 0;
     s->prev_ns = ns;
     out->arrival_ns = ns;

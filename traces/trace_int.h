@@ -32,7 +32,13 @@ typedef struct trace_lines trace_lines_t;
  * Caller frees with trace_lines_close. */
 trace_lines_t *trace_lines_open(const char *path, sim_err_t *err);
 
-/* The next line without its "\n" or "\r\n", NUL-terminated; *line stays
+/* Bytes a line as trace_lines_next returns it may be read past its NUL
+ * (their values unspecified): a scanner may load TRACE_LINE_PAD bytes at
+ * once from any byte of the line. */
+#define TRACE_LINE_PAD 8
+
+/* The next line without its "\n" or "\r\n", NUL-terminated (and
+ * TRACE_LINE_PAD - 1 readable bytes after it); *line stays
  * valid until the next call. A final line without a newline is returned;
  * the first line loses a UTF-8 byte-order mark (EF BB BF). TRACE_OK,
  * TRACE_END, or TRACE_ERR with err = "PATH:LINE: message" (a read error,

@@ -56,31 +56,49 @@ static uint64_t scaled_round(double ax, int dec)
     return q;
 }
 
+const char sim_fmt_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+
+/* Entry i, for the values with bit length i + 1: K(d) when all have d
+ * digits, T(d, 10^d) when 10^d lies among them (d digits below it, d + 1
+ * from it). tests/test_fmt.c checks every bit length's edges and every
+ * power of ten either side. */
+#define K(d) ((uint64_t)(d) << 32)
+#define T(d, p10) ((((uint64_t)(d) + 1) << 32) - (p10))
+const uint64_t sim_fmt_ndig_tab[32] = {
+    K(1), K(1), K(1), T(1, 10),  K(2),        K(2),        T(2, 100),       K(3),
+    K(3), T(3, 1000), K(4),      K(4),        K(4),        T(4, 10000),     K(5), K(5),
+    T(5, 100000),     K(6),      K(6),        T(6, 1000000), K(7),          K(7), K(7),
+    T(7, 10000000),   K(8),      K(8),        T(8, 100000000), K(9),        K(9),
+    T(9, 1000000000), K(10),     K(10),
+};
+#undef K
+#undef T
+
 /* How many decimal digits v (below 10^19: what the writers pass) has. */
 static int n_digits(uint64_t v)
 {
-    int n = 1;
+    if (v <= UINT32_MAX)
+        return sim_fmt_ndig32((uint32_t)v);
+    int n = 10;
     while (n < 19 && v >= pow10_u64[n])
         n++;
     return n;
 }
 
 /* v (below 10^n) as exactly n digits at out, zero-padded; written from
- * the end, two digits a division. */
+ * the end, two digits a division (in 32 bits once v fits). */
 static void put_digits(char *out, uint64_t v, int n)
 {
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
     char *p = out + n;
-    while (p - out >= 2) {
+    while (v > UINT32_MAX) {
         p -= 2;
-        memcpy(p, pairs + 2 * (v % 100), 2);
+        memcpy(p, sim_fmt_pairs + 2 * (v % 100), 2);
         v /= 100;
     }
-    if (p > out)
-        *--p = (char)('0' + v);
+    sim_fmt_digits32(out, (uint32_t)v, (int)(p - out));
 }
 
 /* v's decimal digits at out. */
@@ -125,12 +143,17 @@ size_t sim_fmt_fixed(char *out, double x, int decimals)
     size_t n = 0;
     if (signbit(x))
         out[n++] = '-';
-    uint64_t w, f;
-    split_pow10(scaled_round(fabs(x), decimals), decimals, &w, &f);
+    uint64_t q, w, f;
+    if (!sim_fmt_round_fast(fabs(x), (double)pow10_u64[decimals], &q))
+        q = scaled_round(fabs(x), decimals);
+    split_pow10(q, decimals, &w, &f);
     n += put_u64(out + n, w);
     if (decimals > 0) {
         out[n++] = '.';
-        put_digits(out + n, f, decimals);
+        if (decimals == 6) /* the CSVs' seconds */
+            sim_fmt_frac6_at(out + n, (uint32_t)f);
+        else
+            put_digits(out + n, f, decimals);
         n += (size_t)decimals;
     }
     out[n] = '\0';
@@ -150,29 +173,11 @@ size_t sim_fmt_i64(char *out, int64_t v)
     return n;
 }
 
-/* Below this, (double)ns / 1e9 at 6 decimals rounds as ns / 1000 does.
- * The double is ns / 1e9 within a relative 2^-53 (ns itself is exact,
- * under 2^53, and the division is correctly rounded), so scaled by 1e6 it
- * is ns / 1000 within ns / 1000 x 2^-53 < 2^50 / 1000 x 2^-53 = 1/8000:
- * less than the 1/1000 that separates ns / 1000 from the nearest half
- * unless ns % 1000 is 500. Those exact ties (the double may fall either
- * side of the half, or on it) and everything from 2^50 ns (13 days) up
- * take the exact path. */
-#define NS_FAST_MAX ((int64_t)1 << 50)
-
 size_t sim_fmt_ns_s6(char *out, int64_t ns)
 {
-    if (ns < 0 || ns >= NS_FAST_MAX || ns % 1000 == 500)
-        return sim_fmt_fixed(out, (double)ns / 1e9, 6);
-    uint64_t u = (uint64_t)ns;
-    uint64_t us = u / 1000 + (u % 1000 > 500);
-    uint64_t w = us / 1000000, f = us - w * 1000000;
-    size_t n = put_u64(out, w);
-    out[n++] = '.';
-    put_digits(out + n, f, 6);
-    n += 6;
-    out[n] = '\0';
-    return n;
+    char *e = sim_fmt_ns6_at(out, ns);
+    *e = '\0';
+    return (size_t)(e - out);
 }
 
 int sim_fmt_put(sim_fmt_line_t *l, FILE *f)
