@@ -193,8 +193,10 @@ int sim_evq_step(sim_evq_t *q)
                 continue;
             }
         }
+        /* The key order is total (sequence numbers are unique), so
+         * Floyd's fill pops in the same order as a sift down. */
         if (--q->n_heap > 0)
-            ev_heap_down(q->heap, q->n_heap, 0, q->heap[q->n_heap]);
+            ev_heap_sink(q->heap, q->n_heap, q->heap[q->n_heap]);
         if (r->cancelled) {
             rec_release(q, top.slot);
             continue;
