@@ -1,7 +1,9 @@
 /* sim/core/evq.c: a min-heap (sim/core/heap.h) of (time, scheduling time,
  * sequence, slot) keys over a slab of event records recycled through a
  * free list. A record's generation changes each time it is reused, so a
- * stale id never cancels a newer event. */
+ * stale id never cancels a newer event. The key order is total (sequence
+ * numbers are unique), so the pops' order is the keys' order whatever
+ * the heap's layout: how a pop's hole is filled (below) is free. */
 #include "sim/core/evq.h"
 
 #include <string.h>
@@ -34,6 +36,9 @@ struct sim_evq {
     uint64_t executed;
     sim_evq_pos_t cur; /* of the event being run or last run */
     size_t n_live;
+    /* heap[0] is a hole: the event run last left it, and the next push
+     * fills it (or the next step, with the last key). */
+    int hole;
     ev_key_t *heap; /* inside heap_mem, placed as heap_reserve says */
     void *heap_mem;
     size_t n_heap, cap_heap;
@@ -148,9 +153,18 @@ sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_
     r->u.more = more;
     r->live = 1;
     r->cancelled = 0;
-    heap_reserve(q, q->n_heap + 1);
-    ev_heap_up(q->heap, q->n_heap++,
-            (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s});
+    ev_key_t k = {.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s};
+    if (q->hole) {
+        /* The running event's hole at the root: the key sifts down from
+         * there, not up from a new leaf after the last key has filled the
+         * hole (most events schedule one while they run, mostly soon, so
+         * it stops high). */
+        q->hole = 0;
+        ev_heap_down(q->heap, q->n_heap, 0, k);
+    } else {
+        heap_reserve(q, q->n_heap + 1);
+        ev_heap_up(q->heap, q->n_heap++, k);
+    }
     q->n_live++;
     /* gen + 1 keeps ids nonzero. */
     return ((uint64_t)(r->gen + 1u) << 32) | s;
@@ -178,8 +192,18 @@ int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
     return 1;
 }
 
+/* Fill the root's hole with the last key, by Floyd's rule (PFX_sink). */
+static void fill_hole(sim_evq_t *q)
+{
+    q->hole = 0;
+    if (--q->n_heap > 0)
+        ev_heap_sink(q->heap, q->n_heap, q->heap[q->n_heap]);
+}
+
 int sim_evq_step(sim_evq_t *q)
 {
+    if (q->hole)
+        fill_hole(q);
     while (q->n_heap > 0) {
         ev_key_t top = q->heap[0];
         ev_rec_t *r = &q->recs[top.slot];
@@ -193,14 +217,12 @@ int sim_evq_step(sim_evq_t *q)
                 continue;
             }
         }
-        /* The key order is total (sequence numbers are unique), so
-         * Floyd's fill pops in the same order as a sift down. */
-        if (--q->n_heap > 0)
-            ev_heap_sink(q->heap, q->n_heap, q->heap[q->n_heap]);
         if (r->cancelled) {
+            fill_hole(q);
             rec_release(q, top.slot);
             continue;
         }
+        q->hole = 1;
         /* Event time never decreases: the engine's first invariant. */
         SIM_ASSERT(top.t >= q->now);
         q->now = top.t;
