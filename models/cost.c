@@ -198,26 +198,31 @@ static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t ba
 
 #if LINE_AVX2
 /* line_ns's loop four at a time; returns how many it wrote (a multiple
- * of four); *asked = 1 when any of the four of a group is near a half or
- * past 2^31 ns (line_round's test, a lane each). */
+ * of four); *asked = 1 when any of the four of a group is near a half
+ * (line_round's test, a lane each). */
 __attribute__((target("avx2"))) static int64_t line_avx2(const model_cost_t *c, double f, double k,
                                                        int64_t batch, int64_t ctx_tok, int64_t count,
                                                        sim_time_t *out, int *asked)
 {
-    const __m256d max = _mm256_set1_pd(0x1p31), half = _mm256_set1_pd(0.5),
-                  tol = _mm256_set1_pd(LINE_NEAR_HALF), kk = _mm256_set1_pd(k),
-                  ff = _mm256_set1_pd(f), abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX)),
+    /* Every x' is below 2^31 ns when the last is (x' never falls as the
+     * context grows: line_ns), so the lanes test only the half; past it
+     * the scalar path takes them all, to the same integers. x' >= 0. */
+    int64_t n4 = count & ~(int64_t)3;
+    if (n4 == 0 || !(f + k * (double)(ctx_tok + (n4 - 1) * batch) < 0x1p31))
+        return 0;
+    const __m256d half = _mm256_set1_pd(0.5), tol = _mm256_set1_pd(LINE_NEAR_HALF),
+                  kk = _mm256_set1_pd(k), ff = _mm256_set1_pd(f),
+                  abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX)),
                   step = _mm256_set1_pd((double)(4 * batch));
     __m256d ctx = _mm256_set_pd((double)(ctx_tok + 3 * batch), (double)(ctx_tok + 2 * batch),
                                 (double)(ctx_tok + batch), (double)ctx_tok);
     int64_t j = 0;
-    for (; j + 4 <= count; j += 4, ctx = _mm256_add_pd(ctx, step)) {
+    for (; j < n4; j += 4, ctx = _mm256_add_pd(ctx, step)) {
         __m256d x = _mm256_add_pd(ff, _mm256_mul_pd(kk, ctx));
-        __m256d ok = _mm256_cmp_pd(x, max, _CMP_LT_OS);
         __m128i t = _mm256_cvttpd_epi32(x);
         __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_cvtepi32_pd(t)), half);
-        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(d, abs), tol, _CMP_GT_OS));
-        if (_mm256_movemask_pd(ok) == 15) {
+        __m256d ok = _mm256_cmp_pd(_mm256_and_pd(d, abs), tol, _CMP_GT_OS);
+        if (__builtin_expect(_mm256_movemask_pd(ok) == 15, 1)) {
             __m256i up = _mm256_castpd_si256(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OS));
             _mm256_storeu_si256((__m256i *)(void *)(out + j),
                                 _mm256_sub_epi64(_mm256_cvtepi32_epi64(t), up));
