@@ -30,8 +30,8 @@ typedef struct ev_key {
 } ev_key_t;
 
 struct sim_evq {
+    sim_evq_head_t head; /* first: sim_evq_now reads it (evq.h) */
     void *ctx;
-    sim_time_t now;
     uint64_t seq;
     uint64_t executed;
     sim_evq_pos_t cur; /* of the event being run or last run */
@@ -66,7 +66,6 @@ void sim_evq_free(sim_evq_t *q)
     sim_free(q);
 }
 
-sim_time_t sim_evq_now(const sim_evq_t *q) { return q->now; }
 size_t sim_evq_pending(const sim_evq_t *q) { return q->n_live; }
 uint64_t sim_evq_executed(const sim_evq_t *q) { return q->executed; }
 
@@ -130,7 +129,7 @@ uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
 sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
                           int64_t arg)
 {
-    return sim_evq_at_as_of(q, t_ns, q->now, fn, obj, arg);
+    return sim_evq_at_as_of(q, t_ns, q->head.now, fn, obj, arg);
 }
 
 sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
@@ -142,7 +141,7 @@ sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed
 sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
                                sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg)
 {
-    SIM_ASSERT(t_ns >= q->now);
+    SIM_ASSERT(t_ns >= q->head.now);
     SIM_ASSERT(pushed_ns <= t_ns);
     SIM_ASSERT(fn != NULL);
     uint32_t s = rec_alloc(q);
@@ -174,8 +173,8 @@ sim_event_id_t sim_evq_after(sim_evq_t *q, sim_time_t delay_ns, sim_event_fn fn,
                              int64_t arg)
 {
     SIM_ASSERT(delay_ns >= 0);
-    SIM_ASSERT(delay_ns <= INT64_MAX - q->now);
-    return sim_evq_at(q, q->now + delay_ns, fn, obj, arg);
+    SIM_ASSERT(delay_ns <= INT64_MAX - q->head.now);
+    return sim_evq_at(q, q->head.now + delay_ns, fn, obj, arg);
 }
 
 int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
@@ -224,8 +223,8 @@ int sim_evq_step(sim_evq_t *q)
         }
         q->hole = 1;
         /* Event time never decreases: the engine's first invariant. */
-        SIM_ASSERT(top.t >= q->now);
-        q->now = top.t;
+        SIM_ASSERT(top.t >= q->head.now);
+        q->head.now = top.t;
         q->cur = (sim_evq_pos_t){.t = top.t, .pushed = top.pushed, .seq = top.seq};
         sim_event_fn fn = r->fn;
         void *obj = r->obj;
