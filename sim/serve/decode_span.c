@@ -260,9 +260,13 @@ static sim_time_t fill_rising(decode_inst_t *d, int64_t i, sim_time_t *at, const
                               uint64_t *bucket_end)
 {
     at[0] = t += x[0];
-    uint64_t be = span_marks(d, i, at, x, 1, slot, prev, *bucket_end);
+    uint64_t be = *bucket_end;
+    if (x[0] < *prev || (uint64_t)x[0] >= be) /* span_marks's test */
+        be = span_marks(d, i, at, x, 1, slot, prev, be);
     for (size_t q = 1; q < len;) {
         size_t lo = q, hi = len;
+        if ((uint64_t)x[len - 1] < be)
+            lo = len; /* none reaches it: the search's answer at once */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if ((uint64_t)x[mid] >= be)
