@@ -178,7 +178,7 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
  * asked. Where the processor has AVX2, four go at once: the same
  * products, sums and comparisons a lane each, so the same integers on any
  * machine. */
-static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx)
+static sim_time_t line_round(double f, double k, int64_t ctx)
 {
     double x = f + k * (double)ctx;
     if (x >= 0 && x < 0x1p31) {
@@ -187,35 +187,48 @@ static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t ba
         if (d > LINE_NEAR_HALF || d < -LINE_NEAR_HALF)
             return (sim_time_t)t + (d > 0);
     }
-    return checked_ns(c->ops->decode_s(c->st, batch, ctx));
+    return -1; /* decode_s is asked */
+}
+
+static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx)
+{
+    sim_time_t t = line_round(f, k, ctx);
+    return t >= 0 ? t : checked_ns(c->ops->decode_s(c->st, batch, ctx));
 }
 
 #if LINE_AVX2
 /* line_ns's loop four at a time; returns how many it wrote (a multiple
- * of four). */
+ * of four); *asked = 1 when any of the four of a group is near a half
+ * (line_round's test, a lane each). */
 __attribute__((target("avx2"))) static int64_t line_avx2(const model_cost_t *c, double f, double k,
                                                        int64_t batch, int64_t ctx_tok, int64_t count,
-                                                       sim_time_t *out)
+                                                       sim_time_t *out, int *asked)
 {
-    const __m256d max = _mm256_set1_pd(0x1p31), half = _mm256_set1_pd(0.5),
-                  tol = _mm256_set1_pd(LINE_NEAR_HALF), kk = _mm256_set1_pd(k),
-                  ff = _mm256_set1_pd(f), abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX)),
+    /* Every x' is below 2^31 ns when the last is (x' never falls as the
+     * context grows: line_ns), so the lanes test only the half; past it
+     * the scalar path takes them all, to the same integers. x' >= 0. */
+    int64_t n4 = count & ~(int64_t)3;
+    if (n4 == 0 || !(f + k * (double)(ctx_tok + (n4 - 1) * batch) < 0x1p31))
+        return 0;
+    const __m256d half = _mm256_set1_pd(0.5), tol = _mm256_set1_pd(LINE_NEAR_HALF),
+                  kk = _mm256_set1_pd(k), ff = _mm256_set1_pd(f),
+                  abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX)),
                   step = _mm256_set1_pd((double)(4 * batch));
     __m256d ctx = _mm256_set_pd((double)(ctx_tok + 3 * batch), (double)(ctx_tok + 2 * batch),
                                 (double)(ctx_tok + batch), (double)ctx_tok);
     int64_t j = 0;
-    for (; j + 4 <= count; j += 4, ctx = _mm256_add_pd(ctx, step)) {
+    for (; j < n4; j += 4, ctx = _mm256_add_pd(ctx, step)) {
         __m256d x = _mm256_add_pd(ff, _mm256_mul_pd(kk, ctx));
-        __m256d ok = _mm256_cmp_pd(x, max, _CMP_LT_OS);
         __m128i t = _mm256_cvttpd_epi32(x);
         __m256d d = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_cvtepi32_pd(t)), half);
-        ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_and_pd(d, abs), tol, _CMP_GT_OS));
-        if (_mm256_movemask_pd(ok) == 15) {
+        __m256d ok = _mm256_cmp_pd(_mm256_and_pd(d, abs), tol, _CMP_GT_OS);
+        if (__builtin_expect(_mm256_movemask_pd(ok) == 15, 1)) {
             __m256i up = _mm256_castpd_si256(_mm256_cmp_pd(d, _mm256_setzero_pd(), _CMP_GT_OS));
             _mm256_storeu_si256((__m256i *)(void *)(out + j),
                                 _mm256_sub_epi64(_mm256_cvtepi32_epi64(t), up));
             continue;
         }
+        *asked = 1;
         for (int64_t q = j; q < j + 4; q++)
             out[q] = line_one(c, f, k, batch, ctx_tok + q * batch);
     }
@@ -238,36 +251,49 @@ static int have_avx2(void)
 }
 #endif
 
-static void line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t batch,
-                    int64_t ctx_tok, int64_t count, sim_time_t *out)
+/* Returns 1 when every iteration's ns is x' rounded (none asked
+ * decode_s): then they never fall. The contexts rise, K > 0 and F >= 0,
+ * and a product, a sum, truncation and the half-up step are each
+ * nondecreasing in their argument (IEEE rounding is monotone; the
+ * contexts are exact integers in doubles, the AVX2 lanes' as the scalar
+ * path's), so x' and its rounding never fall as the context grows. A
+ * value decode_s gives is within 2^-18 of x', not ordered with it. */
+static int line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t batch,
+                   int64_t ctx_tok, int64_t count, sim_time_t *out)
 {
     const double f = l->fixed * 1e9, k = l->a / l->b / l->c * 1e9;
     int64_t j = 0;
+    int asked = 0;
 #if LINE_AVX2
     if (!c->scalar && have_avx2())
-        j = line_avx2(c, f, k, batch, ctx_tok, count, out);
+        j = line_avx2(c, f, k, batch, ctx_tok, count, out, &asked);
 #endif
-    for (; j < count; j++)
-        out[j] = line_one(c, f, k, batch, ctx_tok + j * batch);
+    for (; j < count; j++) {
+        sim_time_t t = line_round(f, k, ctx_tok + j * batch);
+        if (t < 0) {
+            asked = 1;
+            t = checked_ns(c->ops->decode_s(c->st, batch, ctx_tok + j * batch));
+        }
+        out[j] = t;
+    }
+    return !asked;
 }
 
 void model_cost_set_scalar(model_cost_t *c, int scalar) { c->scalar = scalar; }
 
-void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
-                               int64_t count, sim_time_t *out)
+int model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
+                              int64_t count, sim_time_t *out)
 {
     SIM_ASSERT(batch >= 1 && batch <= MODEL_COST_MAX_BATCH && count >= 0);
     SIM_ASSERT(ctx_tok >= 0 && (count == 0 || ctx_tok + (count - 1) * batch <= MODEL_COST_MAX_CTX_TOK));
     model_cost_line_t line;
     if (c->ops->decode_line && c->ops->decode_line(c->st, batch, &line) && line.fixed >= 0 &&
-        line.a > 0 && line.b > 0 && line.c > 0) {
-        line_ns(c, &line, batch, ctx_tok, count, out);
-        return;
-    }
+        line.a > 0 && line.b > 0 && line.c > 0)
+        return line_ns(c, &line, batch, ctx_tok, count, out);
     if (!c->ops->decode_span_s) {
         for (int64_t j = 0; j < count; j++)
             out[j] = checked_ns(c->ops->decode_s(c->st, batch, ctx_tok + j * batch));
-        return;
+        return 0;
     }
     double s[64];
     for (int64_t j = 0; j < count; j += 64) {
@@ -275,6 +301,7 @@ void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx
         c->ops->decode_span_s(c->st, batch, ctx_tok + j * batch, m, s);
         span_to_ns(s, m, out + j);
     }
+    return 0;
 }
 
 sim_time_t model_cost_decode_ctx_add_ns(const model_cost_t *c, int64_t a)

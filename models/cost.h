@@ -117,9 +117,11 @@ sim_time_t model_cost_prefill_ns(const model_cost_t *c, int64_t n_tok, int64_t p
 sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok);
 /* model_cost_decode_ns(batch, ctx_tok + j * batch) into out[j] for j <
  * count: the iterations of one batch, its context growing a token per
- * request each. */
-void model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
-                               int64_t count, sim_time_t *out);
+ * request each. Returns 1 when out is known never to fall (each no less
+ * than the one before; a line model's, every one rounded from the line),
+ * else 0 (it may or may not). */
+int model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
+                              int64_t count, sim_time_t *out);
 /* Compute decode spans one iteration at a time even where the processor
  * has AVX2 (scalar = 1; a reference mode: the same integers, slower). */
 void model_cost_set_scalar(model_cost_t *c, int scalar);

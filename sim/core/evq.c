@@ -1,7 +1,9 @@
 /* sim/core/evq.c: a min-heap (sim/core/heap.h) of (time, scheduling time,
  * sequence, slot) keys over a slab of event records recycled through a
  * free list. A record's generation changes each time it is reused, so a
- * stale id never cancels a newer event. */
+ * stale id never cancels a newer event. The key order is total (sequence
+ * numbers are unique), so the pops' order is the keys' order whatever
+ * the heap's layout: how a pop's hole is filled (below) is free. */
 #include "sim/core/evq.h"
 
 #include <string.h>
@@ -28,12 +30,15 @@ typedef struct ev_key {
 } ev_key_t;
 
 struct sim_evq {
+    sim_evq_head_t head; /* first: sim_evq_now reads it (evq.h) */
     void *ctx;
-    sim_time_t now;
     uint64_t seq;
     uint64_t executed;
     sim_evq_pos_t cur; /* of the event being run or last run */
     size_t n_live;
+    /* heap[0] is a hole: the event run last left it, and the next push
+     * fills it (or the next step, with the last key). */
+    int hole;
     ev_key_t *heap; /* inside heap_mem, placed as heap_reserve says */
     void *heap_mem;
     size_t n_heap, cap_heap;
@@ -61,7 +66,6 @@ void sim_evq_free(sim_evq_t *q)
     sim_free(q);
 }
 
-sim_time_t sim_evq_now(const sim_evq_t *q) { return q->now; }
 size_t sim_evq_pending(const sim_evq_t *q) { return q->n_live; }
 uint64_t sim_evq_executed(const sim_evq_t *q) { return q->executed; }
 
@@ -125,7 +129,7 @@ uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
 sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
                           int64_t arg)
 {
-    return sim_evq_at_as_of(q, t_ns, q->now, fn, obj, arg);
+    return sim_evq_at_as_of(q, t_ns, q->head.now, fn, obj, arg);
 }
 
 sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
@@ -137,7 +141,7 @@ sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed
 sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
                                sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg)
 {
-    SIM_ASSERT(t_ns >= q->now);
+    SIM_ASSERT(t_ns >= q->head.now);
     SIM_ASSERT(pushed_ns <= t_ns);
     SIM_ASSERT(fn != NULL);
     uint32_t s = rec_alloc(q);
@@ -148,9 +152,18 @@ sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_
     r->u.more = more;
     r->live = 1;
     r->cancelled = 0;
-    heap_reserve(q, q->n_heap + 1);
-    ev_heap_up(q->heap, q->n_heap++,
-            (ev_key_t){.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s});
+    ev_key_t k = {.t = t_ns, .pushed = pushed_ns, .seq = q->seq++, .slot = s};
+    if (q->hole) {
+        /* The running event's hole at the root: the key sifts down from
+         * there, not up from a new leaf after the last key has filled the
+         * hole (most events schedule one while they run, mostly soon, so
+         * it stops high). */
+        q->hole = 0;
+        ev_heap_down(q->heap, q->n_heap, 0, k);
+    } else {
+        heap_reserve(q, q->n_heap + 1);
+        ev_heap_up(q->heap, q->n_heap++, k);
+    }
     q->n_live++;
     /* gen + 1 keeps ids nonzero. */
     return ((uint64_t)(r->gen + 1u) << 32) | s;
@@ -160,8 +173,8 @@ sim_event_id_t sim_evq_after(sim_evq_t *q, sim_time_t delay_ns, sim_event_fn fn,
                              int64_t arg)
 {
     SIM_ASSERT(delay_ns >= 0);
-    SIM_ASSERT(delay_ns <= INT64_MAX - q->now);
-    return sim_evq_at(q, q->now + delay_ns, fn, obj, arg);
+    SIM_ASSERT(delay_ns <= INT64_MAX - q->head.now);
+    return sim_evq_at(q, q->head.now + delay_ns, fn, obj, arg);
 }
 
 int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
@@ -178,8 +191,18 @@ int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)
     return 1;
 }
 
+/* Fill the root's hole with the last key, by Floyd's rule (PFX_sink). */
+static void fill_hole(sim_evq_t *q)
+{
+    q->hole = 0;
+    if (--q->n_heap > 0)
+        ev_heap_sink(q->heap, q->n_heap, q->heap[q->n_heap]);
+}
+
 int sim_evq_step(sim_evq_t *q)
 {
+    if (q->hole)
+        fill_hole(q);
     while (q->n_heap > 0) {
         ev_key_t top = q->heap[0];
         ev_rec_t *r = &q->recs[top.slot];
@@ -193,15 +216,15 @@ int sim_evq_step(sim_evq_t *q)
                 continue;
             }
         }
-        if (--q->n_heap > 0)
-            ev_heap_down(q->heap, q->n_heap, 0, q->heap[q->n_heap]);
         if (r->cancelled) {
+            fill_hole(q);
             rec_release(q, top.slot);
             continue;
         }
+        q->hole = 1;
         /* Event time never decreases: the engine's first invariant. */
-        SIM_ASSERT(top.t >= q->now);
-        q->now = top.t;
+        SIM_ASSERT(top.t >= q->head.now);
+        q->head.now = top.t;
         q->cur = (sim_evq_pos_t){.t = top.t, .pushed = top.pushed, .seq = top.seq};
         sim_event_fn fn = r->fn;
         void *obj = r->obj;

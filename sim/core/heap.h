@@ -36,7 +36,15 @@
  *   size_t PFX_up(T *h, size_t i, T x), PFX_down(T *h, size_t n, size_t i,
  *     T x): fill the hole at h[i] with x, moving it up / down to its place;
  *     return its final index. x travels in a register, never through h,
- *     so the compiler need not reload it after stores into h. */
+ *     so the compiler need not reload it after stores into h.
+ *   size_t PFX_sink(T *h, size_t n, T x): fill the hole at the root with
+ *     x as PFX_down(h, n, 0, x) does, but by Floyd's rule: the hole goes
+ *     down to a leaf along the lesser children (one comparison a level,
+ *     not two), then x goes up from there. x from the heap's end mostly
+ *     belongs near the bottom, so this is fewer comparisons; the heap
+ *     holds the same elements, and where LESS is total the pops that
+ *     follow give the same order, but the layout can differ from
+ *     PFX_down's, so a heap with ties keeps to PFX_down. */
 #define SIM_HEAP_DEFINE(PFX, T, LESS, PLACED)                                                  \
     static inline size_t PFX##_up(T *h, size_t i, T x)                                         \
     {                                                                                          \
@@ -70,6 +78,24 @@
         h[i] = x;                                                                              \
         PLACED(h, i);                                                                          \
         return i;                                                                              \
+    }                                                                                          \
+                                                                                               \
+    static inline size_t PFX##_sink(T *h, size_t n, T x)                                       \
+    {                                                                                          \
+        size_t i = 0, ch_;                                                                     \
+        while ((ch_ = 2 * i + 2) < n) {                                                        \
+            if (LESS(&h[ch_ - 1], &h[ch_]))                                                    \
+                ch_--;                                                                         \
+            h[i] = h[ch_];                                                                     \
+            PLACED(h, i);                                                                      \
+            i = ch_;                                                                           \
+        }                                                                                      \
+        if (ch_ - 1 < n) {                                                                     \
+            h[i] = h[ch_ - 1];                                                                 \
+            PLACED(h, i);                                                                      \
+            i = ch_ - 1;                                                                       \
+        }                                                                                      \
+        return PFX##_up(h, i, x);                                                              \
     }                                                                                          \
                                                                                                \
     static inline void PFX##_push(T **h, size_t *n, size_t *cap, T x, const char *label)      \

@@ -247,16 +247,62 @@ static uint64_t span_marks(decode_inst_t *d, int64_t i, const sim_time_t *at, co
     return bucket_end;
 }
 
+/* span_fill's piece of len intervals x (iterations from i on, ring
+ * slots from slot on, at their end times at) when none falls below the
+ * one before it (model_cost_decode_span_ns says so): only the first can
+ * fall (below *prev), so span_marks takes it, and after it a run opens
+ * only where an interval reaches the bucket's end, which a binary search
+ * finds (the intervals rise and are not negative, so the test is false
+ * and then true); the rest is the sum. The same ring, marks and runs as
+ * span_marks over all of them. Returns the end of the last. */
+static sim_time_t fill_rising(decode_inst_t *d, int64_t i, sim_time_t *at, const sim_time_t *x,
+                              size_t len, size_t slot, sim_time_t t, sim_time_t *prev,
+                              uint64_t *bucket_end)
+{
+    at[0] = t += x[0];
+    uint64_t be = *bucket_end;
+    if (x[0] < *prev || (uint64_t)x[0] >= be) /* span_marks's test */
+        be = span_marks(d, i, at, x, 1, slot, prev, be);
+    for (size_t q = 1; q < len;) {
+        size_t lo = q, hi = len;
+        if ((uint64_t)x[len - 1] < be)
+            lo = len; /* none reaches it: the search's answer at once */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if ((uint64_t)x[mid] >= be)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        for (; q + 4 <= lo; q += 4) {
+            at[q] = t += x[q];
+            at[q + 1] = t += x[q + 1];
+            at[q + 2] = t += x[q + 2];
+            at[q + 3] = t += x[q + 3];
+        }
+        for (; q < lo; q++)
+            at[q] = t += x[q];
+        if (lo == len)
+            break;
+        at[lo] = t += x[lo];
+        be = run_open(d, i + (int64_t)lo, x[lo], at[lo] - x[lo], x[lo - 1]);
+        q = lo + 1;
+    }
+    *prev = x[len - 1];
+    *bucket_end = be;
+    return t;
+}
+
 /* The end times of iterations i .. i + m - 1 of the running span (after
  * its first), the one before ending at t, into the ring, from their
  * intervals iv; their marks, and the runs the span's end will add to
  * the TBT histogram (sim_decode_span_tbt): a run ends where an interval
  * falls or leaves the bucket of the run's first, so the end reads none of
  * them back from the ring. The interval before them and the bucket of
- * the last run are in d (span_prev_iv, span_bucket_end). Returns the end
- * of iteration i + m - 1. */
+ * the last run are in d (span_prev_iv, span_bucket_end). rising: iv never
+ * falls (fill_rising). Returns the end of iteration i + m - 1. */
 static sim_time_t span_fill(decode_inst_t *d, int64_t i, size_t m, const sim_time_t *iv,
-                            sim_time_t t)
+                            sim_time_t t, int rising)
 {
     sim_time_t *ring = d->b.ring;
     size_t mask = d->b.ring_cap - 1, slot = (size_t)(i - 1) & mask;
@@ -268,6 +314,12 @@ static sim_time_t span_fill(decode_inst_t *d, int64_t i, size_t m, const sim_tim
         size_t from = (slot + 1) & mask, len = SIM_MIN(m - j, mask + 1 - from);
         sim_time_t *at = ring + from;
         const sim_time_t *x = iv + j;
+        if (rising) {
+            t = fill_rising(d, i + (int64_t)j, at, x, len, from, t, &prev_iv, &bucket_end);
+            slot = from + len - 1;
+            j += len;
+            continue;
+        }
         size_t q = 0;
         /* Four at a time: when none of the four falls, they cannot leave
          * the bucket unless the last does, so one test of the four finds
@@ -318,9 +370,9 @@ static int span_more(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos)
     int64_t i = d->span_end + 1, n = (int64_t)d->b.n;
     size_t m = (size_t)SIM_MIN(d->span_target - d->span_end, SPAN_AHEAD);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
-    model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok + (i - d->b.iter) * n, (int64_t)m,
-                              c->scratch);
-    pos->t = span_fill(d, i, m, c->scratch, sim_batch_ring_at(&d->b, d->span_end));
+    int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok + (i - d->b.iter) * n,
+                                           (int64_t)m, c->scratch);
+    pos->t = span_fill(d, i, m, c->scratch, sim_batch_ring_at(&d->b, d->span_end), rising);
     d->span_end += (int64_t)m;
     d->span_planned = d->span_end;
     pos->pushed = sim_batch_ring_at(&d->b, d->span_end - 1);
@@ -335,7 +387,7 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
     size_t m = (size_t)SIM_MIN(f - k + 1, SPAN_AHEAD);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
-    model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
+    int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
     /* The span's first interval also holds any wait since the previous
      * iteration ended (an inlined prefill); the rest are its iteration
      * times. Marked: the first, and each interval below the one before. */
@@ -347,7 +399,7 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
     d->n_runs = 0;
     d->span_prev_iv = t - (k > 0 ? sim_batch_ring_at(&d->b, k - 1) : now);
     d->span_bucket_end = 0; /* none: the second interval opens the first run */
-    t = span_fill(d, k + 1, m - 1, iv + 1, t);
+    t = span_fill(d, k + 1, m - 1, iv + 1, t, rising);
     d->running = 1;
     d->iter_start_ns = now;
     d->span_end = k + (int64_t)m - 1;
