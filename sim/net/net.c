@@ -4,7 +4,7 @@
  * exhausted, freeze the flows held there, repeat. Flows that share no
  * resource, even through other flows, do not affect each other's rates,
  * so a change refills only the connected component(s) of the flow/
- * resource graph it touches: O(rounds x component) per change, where the
+ * resource graph it touches: O(rounds x flows) per change, where the
  * rounds are at most the component's resources plus its capped flows.
  * A round freezes the flows within 1e-12 (relative) of its level, to
  * absorb rounding; each component has its own levels, so a near-equal
@@ -77,10 +77,11 @@ struct sim_net {
     uint32_t *seen; /* component search epoch */
     uint32_t epoch;
     int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
-    double *res_sh;  /* beside each: its share in the water-filling's round */
-    uint32_t *comp;  /* their flows, then their active[] positions */
-    uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
-    size_t cap_scratch; /* of comp, capped and fresh */
+    uint32_t *comp;  /* their flows */
+    uint32_t *live;  /* water-filling scratch: a component's unfrozen flows */
+    double *live_sh; /* beside each: its share in the round */
+    uint32_t *moved; /* active[] positions of the flows whose rate changes */
+    size_t cap_scratch; /* of comp, live, live_sh and moved */
     int reference;      /* refill every flow at each change */
     const sim_obs_t *obs; /* told of each flow that ends (NULL: none) */
     int32_t *uf;        /* the reference's union-find over resources */
@@ -176,7 +177,6 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->head = sim_xcalloc(2 * nn, sizeof *n->head, "net lists");
     n->seen = sim_xcalloc(2 * nn, sizeof *n->seen, "net scratch");
     n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
-    n->res_sh = sim_xcalloc(2 * nn, sizeof *n->res_sh, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
     n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
     n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
@@ -211,10 +211,10 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->head);
     sim_free(n->seen);
     sim_free(n->res);
-    sim_free(n->res_sh);
     sim_free(n->comp);
-    sim_free(n->capped);
-    sim_free(n->fresh);
+    sim_free(n->live);
+    sim_free(n->live_sh);
+    sim_free(n->moved);
     sim_free(n->uf);
     sim_free(n->lvl);
     sim_free(n->n_out);
@@ -367,11 +367,10 @@ static void res_open(sim_net_t *n, int32_t r, size_t *nr)
 }
 
 /* Append the component of resource r0 (unless already seen) to
- * n->res[*nr..], n->comp[*nc..] and its capped flows to
- * n->capped[*ncap..]: every resource and active flow reachable from it
- * through shared resources, each resource's capacity and count of flows
- * set for the water-filling, each flow unfrozen. O(component). */
-static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_t *ncap)
+ * n->res[*nr..] and n->comp[*nc..]: every resource and active flow
+ * reachable from it through shared resources, each resource's capacity
+ * and count of flows set for the water-filling. O(component). */
+static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
 {
     if (n->seen[r0] == n->epoch)
         return;
@@ -385,10 +384,7 @@ static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_
             if (f->seen == n->epoch)
                 continue;
             f->seen = n->epoch;
-            f->frozen = 0;
             n->comp[(*nc)++] = id;
-            if (f->cap > 0)
-                n->capped[(*ncap)++] = id;
             int32_t other = f->res[side ^ 1];
             if (n->seen[other] != n->epoch)
                 res_open(n, other, nr);
@@ -398,82 +394,51 @@ static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_
     }
 }
 
-/* One round's level: the least share of a resource with unfrozen flows or
- * cap of an unfrozen flow, never below 0. Drops exhausted resources from
- * res[0..*nr) and frozen flows from capped[0..*ncap) (order is free: the
- * minimum is exact); each resource's share goes to sh[] beside it, for
- * the round's freezing (one division a resource a round, not two). */
-static double fill_level(sim_net_t *n, int32_t *res, double *sh, size_t *nr, uint32_t *capped,
-                         size_t *ncap)
+/* Water-fill the nc flows ids[0..nc) of one component as comp_collect
+ * left it; sets each flow's new_rate. Each round every unfrozen flow's
+ * share is the least of its resources' (capacity left over unfrozen
+ * flows) and its cap; the round's level is the least share (never below
+ * 0) and the flows within 1e-12 of it freeze there: the reference's
+ * flow-by-flow test (flow_share, full_round), so the same rounds, levels
+ * and subtractions, so the same doubles. The freezing flows' subtractions
+ * come after the round's shares are taken and all subtract the same
+ * level, so their order is free. (A share is never NaN: capacities are
+ * positive, and a level of infinity freezes every flow left.) */
+static void fill_component(sim_net_t *n, const uint32_t *ids, size_t nc)
 {
-    double level = INFINITY;
-    for (size_t k = 0; k < *nr;) {
-        int32_t c = n->cnt[res[k]];
-        if (c == 0) {
-            res[k] = res[--*nr];
-            continue;
+    uint32_t *live = n->live;
+    double *sh = n->live_sh;
+    memcpy(live, ids, nc * sizeof *live);
+    for (size_t nl = nc; nl > 0;) {
+        double level = INFINITY;
+        for (size_t k = 0; k < nl; k++) {
+            const flow_t *f = &n->f[live[k]];
+            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
+            double x = e < i ? e : i;
+            if (f->cap > 0 && f->cap < x)
+                x = f->cap;
+            sh[k] = x;
+            if (x < level)
+                level = x;
         }
-        double x = n->rem[res[k]] / c; /* left for each unfrozen flow */
-        sh[k] = x;
-        if (x < level)
-            level = x;
-        k++;
-    }
-    for (size_t k = 0; k < *ncap;) {
-        const flow_t *f = &n->f[capped[k]];
-        if (f->frozen) {
-            capped[k] = capped[--*ncap];
-            continue;
-        }
-        if (f->cap < level)
-            level = f->cap;
-        k++;
-    }
-    return level < 0 ? 0 : level;
-}
-
-/* Freeze flow id at level (if not yet) into fresh[]. */
-static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
-{
-    flow_t *f = &n->f[id];
-    if (f->frozen)
-        return;
-    f->frozen = 1;
-    f->new_rate = level;
-    n->fresh[(*nfresh)++] = id;
-}
-
-/* Water-fill one component as comp_collect left it: resources
- * res[0..nr) (reordered as scratch), capped flows capped[0..ncap) (as
- * well), nc flows; sets each flow's new_rate. A flow freezes when one of
- * its resources' shares or its cap is within 1e-12 of the round's level:
- * the same rounds, levels and subtractions as the reference's
- * flow-by-flow test, so the same doubles. */
-static void fill_component(sim_net_t *n, size_t nc, int32_t *res, double *sh, size_t nr,
-                           uint32_t *capped, size_t ncap)
-{
-    for (size_t unfrozen = nc; unfrozen > 0;) {
-        double level = fill_level(n, res, sh, &nr, capped, &ncap);
+        if (level < 0)
+            level = 0;
         double thr = level + level * 1e-12;
-        size_t nfresh = 0;
-        for (size_t k = 0; k < nr; k++) {
-            if (sh[k] > thr)
+        for (size_t k = 0; k < nl;) {
+            if (sh[k] > thr) {
+                k++;
                 continue;
-            int side = res[k] & 1;
-            for (uint32_t id = n->head[res[k]]; id != NO_FLOW; id = n->f[id].next[side])
-                fill_freeze(n, id, level, &nfresh);
-        }
-        for (size_t k = 0; k < ncap; k++)
-            if (n->f[capped[k]].cap <= thr)
-                fill_freeze(n, capped[k], level, &nfresh);
-        for (size_t k = 0; k < nfresh; k++) {
-            const flow_t *f = &n->f[n->fresh[k]];
+            }
+            flow_t *f = &n->f[live[k]];
+            f->new_rate = level;
             n->rem[f->res[0]] -= level;
             n->rem[f->res[1]] -= level;
             n->cnt[f->res[0]]--;
             n->cnt[f->res[1]]--;
+            live[k] = live[--nl];
+            sh[k] = sh[nl];
         }
-        unfrozen -= nfresh;
     }
 }
 
@@ -495,9 +460,11 @@ static void scratch_grow(sim_net_t *n, size_t need)
     size_t cap = n->cap_scratch;
     sim_grow((void **)&n->comp, &cap, need, sizeof *n->comp, "net scratch");
     cap = n->cap_scratch;
-    sim_grow((void **)&n->capped, &cap, need, sizeof *n->capped, "net scratch");
+    sim_grow((void **)&n->live, &cap, need, sizeof *n->live, "net scratch");
     cap = n->cap_scratch;
-    sim_grow((void **)&n->fresh, &cap, need, sizeof *n->fresh, "net scratch");
+    sim_grow((void **)&n->live_sh, &cap, need, sizeof *n->live_sh, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->moved, &cap, need, sizeof *n->moved, "net scratch");
     n->cap_scratch = cap;
 }
 
@@ -625,7 +592,7 @@ static uint32_t fill_lone(sim_net_t *n, int32_t r)
     if (f->next[side] != NO_FLOW || n->head[other] != id || f->next[side ^ 1] != NO_FLOW)
         return LONE_NOT;
     double level = INFINITY, a = n->cap_node[r >> 1], b = n->cap_node[other >> 1];
-    if (a < level) /* the shares in fill_level's order: x / 1 is x */
+    if (a < level) /* the shares (x / 1 is x); their least is order-free */
         level = a;
     if (b < level)
         level = b;
@@ -659,7 +626,9 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
 
 /* Refill the components holding resources seeds[0..ns), each on its own,
  * then apply their new rates in active[] order: the order in which the
- * reference queues completions, as every other flow keeps its rate. */
+ * reference queues completions, as every other flow keeps its rate. Only
+ * the flows flow_apply would act on (a new rate, or no completion
+ * queued) are sorted and applied: for the others it does nothing. */
 static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
 {
     scratch_grow(n, n->n_active + 1);
@@ -672,27 +641,32 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
     epoch_next(n);
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
-        size_t r0 = nr, c0 = nc, ncap = 0;
-        comp_collect(n, seeds[s], &nr, &nc, &ncap);
+        size_t c0 = nc;
+        comp_collect(n, seeds[s], &nr, &nc);
         if (nc > c0)
-            fill_component(n, nc - c0, n->res + r0, n->res_sh + r0, nr - r0, n->capped, ncap);
+            fill_component(n, n->comp + c0, nc - c0);
     }
-    for (size_t k = 0; k < nc; k++)
-        n->comp[k] = n->f[n->comp[k]].pos;
-    if (nc > 16) {
-        qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    uint32_t *mv = n->moved;
+    size_t nm = 0;
+    for (size_t k = 0; k < nc; k++) {
+        const flow_t *f = &n->f[n->comp[k]];
+        if (f->new_rate != f->rate || !f->ev)
+            mv[nm++] = f->pos;
+    }
+    if (nm > 16) {
+        qsort(mv, nm, sizeof *mv, pos_cmp);
     } else { /* the usual few: an insertion sort, no calls */
-        for (size_t k = 1; k < nc; k++) {
-            uint32_t x = n->comp[k];
+        for (size_t k = 1; k < nm; k++) {
+            uint32_t x = mv[k];
             size_t j = k;
-            for (; j > 0 && n->comp[j - 1] > x; j--)
-                n->comp[j] = n->comp[j - 1];
-            n->comp[j] = x;
+            for (; j > 0 && mv[j - 1] > x; j--)
+                mv[j] = mv[j - 1];
+            mv[j] = x;
         }
     }
     sim_time_t now = sim_evq_now(n->q);
-    for (size_t k = 0; k < nc; k++)
-        flow_apply(n, n->active[n->comp[k]], now);
+    for (size_t k = 0; k < nm; k++)
+        flow_apply(n, n->active[mv[k]], now);
 }
 
 void sim_net_set_reference(sim_net_t *n, int on)
