@@ -113,9 +113,10 @@ struct sim_net {
     uint32_t *active;
     flow_hot_t *hot; /* [k]: of active[k] */
     size_t n_active, cap_active, cap_hot;
-    sim_time_t settled_ns; /* the links' busy times are as of this */
     sim_net_link_stats_t link[SIM_N_NET_LINKS];
     int64_t n_moving[SIM_N_NET_LINKS]; /* active flows with a rate > 0 */
+    /* While n_moving[l] > 0: since when link[l].busy_ns has not counted */
+    sim_time_t busy_since[SIM_N_NET_LINKS];
 };
 
 #define NO_FLOW UINT32_MAX
@@ -194,7 +195,6 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
         n->head[RES_E(i)] = n->head[RES_I(i)] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
-    n->settled_ns = sim_evq_now(q);
     return n;
 }
 
@@ -262,33 +262,36 @@ static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
 }
 
 /* Flow h brought to now (its progress and its counters) at its old rate,
- * then given rate; the links' counts of moving flows follow. */
-static void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate, sim_time_t now)
+ * then given rate; the links' counts of moving flows follow. A link's
+ * busy time grows by the length of each stretch in which its count is
+ * above 0, added when the stretch ends (or the counters are settled):
+ * the count changes only here, so this is the time it was above 0, in
+ * integer ns, whatever happened in between. */
+static inline __attribute__((always_inline)) void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate,
+                                                              sim_time_t now)
 {
     flow_count(n, h, now);
     flow_move(h, now);
-    n->n_moving[h->link] += (rate > 0) - (h->rate > 0);
+    if ((rate > 0) != (h->rate > 0)) {
+        int32_t l = h->link;
+        if (rate > 0) {
+            if (n->n_moving[l]++ == 0)
+                n->busy_since[l] = now;
+        } else if (--n->n_moving[l] == 0) {
+            n->link[l].busy_ns += now - n->busy_since[l];
+        }
+    }
     h->rate = rate;
-}
-
-/* The links' busy time up to now: a link is busy while one of its flows
- * moves data. */
-static void links_advance(sim_net_t *n)
-{
-    sim_time_t now = sim_evq_now(n->q);
-    sim_time_t dt = now - n->settled_ns;
-    n->settled_ns = now;
-    if (dt <= 0)
-        return;
-    for (int l = 0; l < SIM_N_NET_LINKS; l++)
-        if (n->n_moving[l] > 0)
-            n->link[l].busy_ns += dt;
 }
 
 void sim_net_settle(sim_net_t *n)
 {
-    links_advance(n);
     sim_time_t now = sim_evq_now(n->q);
+    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+        if (n->n_moving[l] > 0) {
+            n->link[l].busy_ns += now - n->busy_since[l];
+            n->busy_since[l] = now;
+        }
     for (size_t k = 0; k < n->n_active; k++)
         flow_count(n, &n->hot[k], now);
 }
@@ -740,7 +743,6 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
 {
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
-    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_ACTIVE);
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
@@ -766,7 +768,6 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
 void sim_net_cancel(sim_net_t *n, uint32_t id)
 {
     SIM_ASSERT(n->f[id].state != F_FREE);
-    links_advance(n);
     int was_active = n->f[id].state == F_ACTIVE;
     int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
     flow_release(n, id);
@@ -779,7 +780,6 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
     (void)ctx;
-    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_SETUP);
     f->state = F_ACTIVE;
@@ -843,7 +843,6 @@ void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
         return;
     f->cap = cap_bytes_per_s;
     if (f->state == F_ACTIVE) {
-        links_advance(n);
         int32_t seed = RES_E(f->src);
         recompute(n, &seed, 1);
     }
