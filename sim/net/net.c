@@ -93,7 +93,7 @@ struct sim_net {
     uint32_t *share_id;
     sim_hmap_t share_index; /* key of a pair -> id */
     /* [node][n_out][n_in] for counts below SHARE_MEMO: the id share_lookup
-     * gave that pair, plus 1 (0: not yet asked, UINT32_MAX: NO_SHARE_ID).
+     * gave that pair (SHARE_UNASKED: not yet asked).
      * A node's pair is a function of its counts and ids are never
      * dropped, so the hash is asked once per node and pair of counts. */
     uint32_t *share_memo;
@@ -122,6 +122,7 @@ struct sim_net {
 #define NO_FLOW UINT32_MAX
 
 #define SHARE_MEMO 8
+#define SHARE_UNASKED (NO_SHARE_ID - 1) /* above every id */
 
 /* The id of node's share pair, interned. */
 static uint32_t share_lookup(sim_net_t *n, int node)
@@ -134,7 +135,7 @@ static uint32_t share_lookup(sim_net_t *n, int node)
     int inserted;
     uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
     if (inserted) {
-        SIM_ASSERT(n->n_ids < NO_SHARE_ID - 1); /* id + 1 fits the memo */
+        SIM_ASSERT(n->n_ids < SHARE_UNASKED); /* ids stay below the memo's marks */
         sim_grow((void **)&n->id_pair, &n->cap_ids, n->n_ids + 1, sizeof *n->id_pair,
                  "net share ids");
         n->id_pair[n->n_ids++] = (struct share_pair){o, i};
@@ -142,19 +143,27 @@ static uint32_t share_lookup(sim_net_t *n, int node)
     return n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
 }
 
-/* Node's share pair changed: its id. */
-static void share_intern(sim_net_t *n, int node)
+/* share_lookup, its answer kept in *m (NULL: nowhere): out of line, as
+ * the memo answers the most. */
+__attribute__((noinline)) static uint32_t share_ask(sim_net_t *n, int node, uint32_t *m)
 {
-    int32_t a = n->n_out[node], b = n->n_in[node];
-    uint32_t now, *m = NULL;
-    if (a < SHARE_MEMO && b < SHARE_MEMO)
-        m = &n->share_memo[((size_t)node * SHARE_MEMO + (size_t)a) * SHARE_MEMO + (size_t)b];
-    if (m && *m) {
-        now = *m == UINT32_MAX ? NO_SHARE_ID : *m - 1;
+    uint32_t id = share_lookup(n, node);
+    if (m)
+        *m = id;
+    return id;
+}
+
+/* Node's share pair changed: its id. */
+static inline __attribute__((always_inline)) void share_intern(sim_net_t *n, int node)
+{
+    uint32_t a = (uint32_t)n->n_out[node], b = (uint32_t)n->n_in[node], now;
+    if ((a | b) < SHARE_MEMO) { /* both below: counts are never negative */
+        uint32_t *m = &n->share_memo[((size_t)node * SHARE_MEMO + a) * SHARE_MEMO + b];
+        now = *m;
+        if (now == SHARE_UNASKED)
+            now = share_ask(n, node, m);
     } else {
-        now = share_lookup(n, node);
-        if (m)
-            *m = now == NO_SHARE_ID ? UINT32_MAX : now + 1;
+        now = share_ask(n, node, NULL);
     }
     if (n->changes && now != n->share_id[node] && !n->changed[node]) {
         n->changed[node] = 1;
@@ -184,8 +193,10 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
     n->share_id = sim_xcalloc(nn, sizeof *n->share_id, "net share ids");
-    n->share_memo = sim_xcalloc(nn * SHARE_MEMO * SHARE_MEMO, sizeof *n->share_memo,
+    n->share_memo = sim_xmalloc(nn * SHARE_MEMO * SHARE_MEMO * sizeof *n->share_memo,
                                 "net share ids");
+    for (size_t k = 0; k < nn * SHARE_MEMO * SHARE_MEMO; k++)
+        n->share_memo[k] = SHARE_UNASKED;
     sim_hmap_init(&n->share_index);
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
@@ -713,7 +724,8 @@ static void active_remove(sim_net_t *n, uint32_t id)
 
 /* A flow from src to dst starts (d = 1) or ends (-1): the counts and the
  * shares a new flow would get, divided once here. */
-static void count_flow(sim_net_t *n, int src, int dst, int d)
+static inline __attribute__((always_inline)) void count_flow(sim_net_t *n, int src, int dst,
+                                                             int d)
 {
     n->n_out[src] += d;
     n->n_in[dst] += d;
