@@ -66,6 +66,7 @@ typedef struct flow_hot {
 struct sim_net {
     sim_evq_t *q;
     sim_net_profile_t prof;
+    sim_time_t latency_ns; /* prof.latency_s, rounded once */
     int n_nodes;
     double *cap_node;  /* egress = ingress capacity per node: NIC x efficiency */
     double *nic;
@@ -179,6 +180,7 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     size_t nn = (size_t)n_nodes;
     n->q = q;
     n->prof = *profile;
+    n->latency_ns = (sim_time_t)llround(profile->latency_s * 1e9);
     n->n_nodes = n_nodes;
     n->cap_node = sim_xcalloc(nn, sizeof *n->cap_node, "net capacity");
     n->nic = sim_xcalloc(nn, sizeof *n->nic, "net nic");
@@ -372,7 +374,7 @@ static void flow_unlink(sim_net_t *n, uint32_t id)
 
 /* Resource r joins this search's component: seen, its whole capacity
  * left, no flows counted yet. */
-static void res_open(sim_net_t *n, int32_t r, size_t *nr)
+static inline __attribute__((always_inline)) void res_open(sim_net_t *n, int32_t r, size_t *nr)
 {
     n->seen[r] = n->epoch;
     n->rem[r] = n->cap_node[r >> 1];
@@ -424,6 +426,18 @@ static void fill_component(sim_net_t *n, const uint32_t *ids, size_t nc)
     double *sh = n->live_sh;
     memcpy(live, ids, nc * sizeof *live);
     for (size_t nl = nc; nl > 0;) {
+        if (nl == 1) { /* it freezes at its share: the last round, its subtractions unread */
+            flow_t *f = &n->f[live[0]];
+            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
+            double x = e < i ? e : i, level = INFINITY;
+            if (f->cap > 0 && f->cap < x)
+                x = f->cap;
+            if (x < level)
+                level = x;
+            f->new_rate = level < 0 ? 0 : level;
+            return;
+        }
         double level = INFINITY;
         for (size_t k = 0; k < nl; k++) {
             const flow_t *f = &n->f[live[k]];
@@ -645,7 +659,6 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
  * queued) are sorted and applied: for the others it does nothing. */
 static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
 {
-    scratch_grow(n, n->n_active + 1);
     if (n->reference) {
         recompute_full(n);
         return;
@@ -809,6 +822,7 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
                                   .link = f->link,
                                   .src = f->src};
     n->active[n->n_active++] = id;
+    scratch_grow(n, n->n_active); /* the refills' scratch holds every active flow */
     flow_link(n, id);
     int32_t seed = RES_E(f->src);
     recompute(n, &seed, 1);
@@ -843,7 +857,7 @@ uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, d
     f->state = F_SETUP;
     f->start_ns = sim_evq_now(n->q);
     count_flow(n, src, dst, 1);
-    f->ev = sim_evq_after(n->q, (sim_time_t)llround(n->prof.latency_s * 1e9), flow_activate, n, id);
+    f->ev = sim_evq_after(n->q, n->latency_ns, flow_activate, n, id);
     return id;
 }
 
