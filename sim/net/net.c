@@ -410,8 +410,59 @@ static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
     }
 }
 
+/* Whether every active flow of resource r is alone on its other
+ * resource: then they and their resources are a component, a star
+ * about r. */
+static inline __attribute__((always_inline)) int star_at(const sim_net_t *n, int32_t r)
+{
+    int side = r & 1;
+    for (uint32_t id = n->head[r]; id != NO_FLOW; id = n->f[id].next[side]) {
+        const flow_t *f = &n->f[id];
+        if (n->head[f->res[side ^ 1]] != id || f->next[side ^ 1] != NO_FLOW)
+            return 0;
+    }
+    return 1;
+}
+
+/* comp_collect for the usual small component, a star (a resource whose
+ * flows each have their other resource to themselves) holding r, at r
+ * or at the other resource of r's one flow: its flows appended to
+ * n->comp[*nc..] (unless this search has them already), its resources'
+ * capacities and counts set as comp_collect sets them, 1. 0 when r's
+ * component is no star (then no resource of it is at the centre of
+ * one: comp_collect it). A star is found from any of its resources, so
+ * a component goes whole one way or the other. O(star). */
+static int star_collect(sim_net_t *n, int32_t r, size_t *nc)
+{
+    uint32_t id = n->head[r];
+    if (id == NO_FLOW)
+        return 1;
+    int32_t c = r;
+    if (!star_at(n, r)) {
+        const flow_t *f = &n->f[id];
+        c = f->res[(r & 1) ^ 1];
+        if (f->next[r & 1] != NO_FLOW || !star_at(n, c))
+            return 0;
+    }
+    if (n->f[n->head[c]].seen == n->epoch)
+        return 1; /* the other seed's star */
+    int side = c & 1;
+    int32_t k = 0;
+    for (id = n->head[c]; id != NO_FLOW; id = n->f[id].next[side], k++) {
+        flow_t *f = &n->f[id];
+        int32_t leaf = f->res[side ^ 1];
+        f->seen = n->epoch;
+        n->comp[(*nc)++] = id;
+        n->rem[leaf] = n->cap_node[leaf >> 1];
+        n->cnt[leaf] = 1;
+    }
+    n->rem[c] = n->cap_node[c >> 1];
+    n->cnt[c] = k;
+    return 1;
+}
+
 /* Water-fill the nc flows ids[0..nc) of one component as comp_collect
- * left it; sets each flow's new_rate. Each round every unfrozen flow's
+ * (or star_collect) left it; sets each flow's new_rate. Each round every unfrozen flow's
  * share is the least of its resources' (capacity left over unfrozen
  * flows) and its cap; the round's level is the least share (never below
  * 0) and the flows within 1e-12 of it freeze there: the reference's
@@ -669,7 +720,8 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
         size_t c0 = nc;
-        comp_collect(n, seeds[s], &nr, &nc);
+        if (!star_collect(n, seeds[s], &nc))
+            comp_collect(n, seeds[s], &nr, &nc);
         if (nc > c0)
             fill_component(n, n->comp + c0, nc - c0);
     }
