@@ -424,15 +424,24 @@ static inline __attribute__((always_inline)) int star_at(const sim_net_t *n, int
     return 1;
 }
 
-/* comp_collect for the usual small component, a star (a resource whose
- * flows each have their other resource to themselves) holding r, at r
- * or at the other resource of r's one flow: its flows appended to
- * n->comp[*nc..] (unless this search has them already), its resources'
- * capacities and counts set as comp_collect sets them, 1. 0 when r's
- * component is no star (then no resource of it is at the centre of
- * one: comp_collect it). A star is found from any of its resources, so
- * a component goes whole one way or the other. O(star). */
-static int star_collect(sim_net_t *n, int32_t r, size_t *nc)
+/* The usual small component, a star (a resource whose flows each have
+ * their other resource to themselves), when it holds r: refilled, its
+ * flows appended to n->comp[*nc..] (unless this search has them
+ * already), 1. 0 when r's component is no star (then no resource of it
+ * is at the centre of one: comp_collect it). A star is found from any
+ * of its resources (at r, or at the other resource of r's one flow), so
+ * a component goes whole one way or the other.
+ *
+ * fill_component's rounds on a star, the same doubles: a flow's other
+ * resource is its own, so its share there stays its capacity (x / 1 is
+ * x) and, with its cap, is the flow's own limit, taken once; its share
+ * is the least of that and the centre's. So a round's level is the
+ * least of the centre's share and the live flows' limits, and the flows
+ * within 1e-12 of it freeze: all when the centre's share is, else those
+ * whose limit is. The centre loses the level for each flow frozen, in
+ * the same sequence; the other resources' subtractions are unread.
+ * O(star x rounds). */
+static int star_fill(sim_net_t *n, int32_t r, size_t *nc)
 {
     uint32_t id = n->head[r];
     if (id == NO_FLOW)
@@ -447,22 +456,49 @@ static int star_collect(sim_net_t *n, int32_t r, size_t *nc)
     if (n->f[n->head[c]].seen == n->epoch)
         return 1; /* the other seed's star */
     int side = c & 1;
-    int32_t k = 0;
-    for (id = n->head[c]; id != NO_FLOW; id = n->f[id].next[side], k++) {
+    uint32_t *live = n->live;
+    double *lim = n->live_sh;
+    size_t nl = 0;
+    for (id = n->head[c]; id != NO_FLOW; id = n->f[id].next[side]) {
         flow_t *f = &n->f[id];
-        int32_t leaf = f->res[side ^ 1];
+        double x = n->cap_node[f->res[side ^ 1] >> 1];
+        if (f->cap > 0 && f->cap < x)
+            x = f->cap;
         f->seen = n->epoch;
         n->comp[(*nc)++] = id;
-        n->rem[leaf] = n->cap_node[leaf >> 1];
-        n->cnt[leaf] = 1;
+        live[nl] = id;
+        lim[nl++] = x;
     }
-    n->rem[c] = n->cap_node[c >> 1];
-    n->cnt[c] = k;
+    double rem = n->cap_node[c >> 1];
+    int32_t cnt = (int32_t)nl;
+    while (nl > 0) {
+        double cs = rem / cnt, level = INFINITY;
+        if (cs < level)
+            level = cs;
+        for (size_t k = 0; k < nl; k++)
+            if (lim[k] < level)
+                level = lim[k];
+        if (level < 0)
+            level = 0;
+        double thr = level + level * 1e-12;
+        int all = !(cs > thr);
+        for (size_t k = 0; k < nl;) {
+            if (!all && lim[k] > thr) {
+                k++;
+                continue;
+            }
+            n->f[live[k]].new_rate = level;
+            rem -= level;
+            cnt--;
+            live[k] = live[--nl];
+            lim[k] = lim[nl];
+        }
+    }
     return 1;
 }
 
 /* Water-fill the nc flows ids[0..nc) of one component as comp_collect
- * (or star_collect) left it; sets each flow's new_rate. Each round every unfrozen flow's
+ * left it; sets each flow's new_rate. Each round every unfrozen flow's
  * share is the least of its resources' (capacity left over unfrozen
  * flows) and its cap; the round's level is the least share (never below
  * 0) and the flows within 1e-12 of it freeze there: the reference's
@@ -720,8 +756,9 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
         size_t c0 = nc;
-        if (!star_collect(n, seeds[s], &nc))
-            comp_collect(n, seeds[s], &nr, &nc);
+        if (star_fill(n, seeds[s], &nc))
+            continue;
+        comp_collect(n, seeds[s], &nr, &nc);
         if (nc > c0)
             fill_component(n, n->comp + c0, nc - c0);
     }
