@@ -661,7 +661,7 @@ static size_t full_round(sim_net_t *n)
 /* The reference: every active flow refilled from scratch, flow by flow,
  * each component at its own levels, then every rate applied in active[]
  * order. O(flows^2) per change. */
-static void recompute_full(sim_net_t *n)
+static void recompute_full(sim_net_t *n, sim_time_t now)
 {
     full_label(n);
     for (size_t k = 0; k < n->n_active; k++) {
@@ -678,7 +678,6 @@ static void recompute_full(sim_net_t *n)
     }
     for (size_t unfrozen = n->n_active; unfrozen > 0;)
         unfrozen -= full_round(n);
-    sim_time_t now = sim_evq_now(n->q);
     for (size_t k = 0; k < n->n_active; k++)
         flow_apply(n, n->active[k], now);
 }
@@ -719,7 +718,7 @@ static uint32_t fill_lone(sim_net_t *n, int32_t r)
 
 /* The components of seeds[0..ns) (ns <= 2) when each is empty or one
  * lone flow: their rates applied in active[] order, 1; else 0. */
-static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
+static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns, sim_time_t now)
 {
     uint32_t id[2] = {NO_FLOW, NO_FLOW};
     for (int s = 0; s < ns; s++)
@@ -732,7 +731,6 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
         id[0] = id[1];
         id[1] = t;
     }
-    sim_time_t now = sim_evq_now(n->q);
     for (int s = 0; s < ns; s++)
         if (id[s] != NO_FLOW)
             flow_apply(n, id[s], now);
@@ -744,13 +742,13 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
  * reference queues completions, as every other flow keeps its rate. Only
  * the flows flow_apply would act on (a new rate, or no completion
  * queued) are sorted and applied: for the others it does nothing. */
-static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
+static void recompute(sim_net_t *n, const int32_t *seeds, int ns, sim_time_t now)
 {
     if (n->reference) {
-        recompute_full(n);
+        recompute_full(n, now);
         return;
     }
-    if (ns <= 2 && recompute_lone(n, seeds, ns))
+    if (ns <= 2 && recompute_lone(n, seeds, ns, now))
         return;
     epoch_next(n);
     size_t nr = 0, nc = 0;
@@ -780,7 +778,6 @@ static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
             mv[j] = x;
         }
     }
-    sim_time_t now = sim_evq_now(n->q);
     for (size_t k = 0; k < nm; k++)
         flow_apply(n, n->active[mv[k]], now);
 }
@@ -811,11 +808,11 @@ double sim_net_rate(const sim_net_t *n, uint32_t id)
     return n->f[id].state == F_ACTIVE ? n->f[id].rate : 0;
 }
 
-static void active_remove(sim_net_t *n, uint32_t id)
+static void active_remove(sim_net_t *n, uint32_t id, sim_time_t now)
 {
     uint32_t pos = n->f[id].pos;
     flow_hot_t *h = &n->hot[pos];
-    flow_set_rate(n, h, 0, sim_evq_now(n->q)); /* it stops moving */
+    flow_set_rate(n, h, 0, now); /* it stops moving */
     n->f[id].left = h->left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
@@ -838,15 +835,15 @@ static inline __attribute__((always_inline)) void count_flow(sim_net_t *n, int s
 }
 
 /* Take flow id out of the network (settled beforehand). */
-static void flow_release(sim_net_t *n, uint32_t id)
+static void flow_release(sim_net_t *n, uint32_t id, sim_time_t now)
 {
     flow_t *f = &n->f[id];
     if (f->state == F_ACTIVE)
-        active_remove(n, id);
+        active_remove(n, id, now);
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     count_flow(n, f->src, f->dst, -1);
-    n->link[f->link].flow_ns += sim_evq_now(n->q) - f->start_ns;
+    n->link[f->link].flow_ns += now - f->start_ns;
     f->state = F_FREE;
     f->ev = 0;
     f->next_free = n->free_head;
@@ -861,21 +858,23 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     SIM_ASSERT(f->state == F_ACTIVE);
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
     flow_hot_t *h = &n->hot[f->pos];
-    flow_count(n, h, sim_evq_now(n->q));
+    sim_time_t now = sim_evq_now(n->q);
+    flow_count(n, h, now);
     double rest = h->size - h->counted;
     n->link[f->link].bytes += rest;
     n->sent[f->src] += rest;
     h->counted = h->size;
     h->left = 0;
+    h->t0 = now; /* nothing left to move: its progress is as of now */
     n->link[f->link].flows++;
-    sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, sim_evq_now(n->q));
+    sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, now);
     sim_event_fn done = f->done;
     void *dobj = f->obj;
     int64_t darg = f->arg;
     f->ev = 0; /* this very event */
     int32_t seeds[2] = {RES_E(f->src), RES_I(f->dst)};
-    flow_release(n, id);
-    recompute(n, seeds, 2);
+    flow_release(n, id, now);
+    recompute(n, seeds, 2, now);
     done(ctx, dobj, darg);
 }
 
@@ -884,9 +883,10 @@ void sim_net_cancel(sim_net_t *n, uint32_t id)
     SIM_ASSERT(n->f[id].state != F_FREE);
     int was_active = n->f[id].state == F_ACTIVE;
     int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
-    flow_release(n, id);
+    sim_time_t now = sim_evq_now(n->q);
+    flow_release(n, id, now);
     if (was_active)
-        recompute(n, seeds, 2);
+        recompute(n, seeds, 2, now);
 }
 
 static void flow_activate(void *ctx, void *obj, int64_t arg)
@@ -914,7 +914,7 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     scratch_grow(n, n->n_active); /* the refills' scratch holds every active flow */
     flow_link(n, id);
     int32_t seed = RES_E(f->src);
-    recompute(n, &seed, 1);
+    recompute(n, &seed, 1, now);
 }
 
 uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
@@ -959,7 +959,7 @@ void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
     f->cap = cap_bytes_per_s;
     if (f->state == F_ACTIVE) {
         int32_t seed = RES_E(f->src);
-        recompute(n, &seed, 1);
+        recompute(n, &seed, 1, sim_evq_now(n->q));
     }
 }
 
