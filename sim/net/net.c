@@ -718,7 +718,8 @@ static uint32_t fill_lone(sim_net_t *n, int32_t r)
 
 /* The components of seeds[0..ns) (ns <= 2) when each is empty or one
  * lone flow: their rates applied in active[] order, 1; else 0. */
-static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns, sim_time_t now)
+static inline __attribute__((always_inline)) int recompute_lone(sim_net_t *n, const int32_t *seeds,
+                                                                 int ns, sim_time_t now)
 {
     uint32_t id[2] = {NO_FLOW, NO_FLOW};
     for (int s = 0; s < ns; s++)
