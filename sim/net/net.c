@@ -260,7 +260,8 @@ static void flow_move(flow_hot_t *h, sim_time_t now)
 
 /* Flow h's bytes since counted_ns into its link's and sender's counters
  * (never past its size). */
-static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
+static inline __attribute__((always_inline)) void flow_count(sim_net_t *n, flow_hot_t *h,
+                                                             sim_time_t now)
 {
     sim_time_t dt = now - h->counted_ns;
     h->counted_ns = now;
@@ -921,8 +922,10 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
 uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
                        sim_event_fn done, void *obj, int64_t arg)
 {
-    SIM_ASSERT(src >= 0 && src < n->n_nodes && dst >= 0 && dst < n->n_nodes && src != dst);
-    SIM_ASSERT(link >= 0 && link < SIM_N_NET_LINKS && bytes >= 0);
+    /* unsigned: a negative is out of range too, one comparison each */
+    SIM_ASSERT((unsigned)src < (unsigned)n->n_nodes && (unsigned)dst < (unsigned)n->n_nodes &&
+               src != dst);
+    SIM_ASSERT((unsigned)link < SIM_N_NET_LINKS && bytes >= 0);
     uint32_t id;
     if (n->free_head != NO_FLOW) {
         id = n->free_head;
