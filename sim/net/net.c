@@ -4,7 +4,7 @@
  * exhausted, freeze the flows held there, repeat. Flows that share no
  * resource, even through other flows, do not affect each other's rates,
  * so a change refills only the connected component(s) of the flow/
- * resource graph it touches: O(rounds x component) per change, where the
+ * resource graph it touches: O(rounds x flows) per change, where the
  * rounds are at most the component's resources plus its capped flows.
  * A round freezes the flows within 1e-12 (relative) of its level, to
  * absorb rounding; each component has its own levels, so a near-equal
@@ -66,6 +66,7 @@ typedef struct flow_hot {
 struct sim_net {
     sim_evq_t *q;
     sim_net_profile_t prof;
+    sim_time_t latency_ns; /* prof.latency_s, rounded once */
     int n_nodes;
     double *cap_node;  /* egress = ingress capacity per node: NIC x efficiency */
     double *nic;
@@ -77,10 +78,11 @@ struct sim_net {
     uint32_t *seen; /* component search epoch */
     uint32_t epoch;
     int32_t *res;    /* the refilled components' resources (2 x n_nodes) */
-    double *res_sh;  /* beside each: its share in the water-filling's round */
-    uint32_t *comp;  /* their flows, then their active[] positions */
-    uint32_t *capped, *fresh; /* water-filling scratch: capped flows, flows frozen this round */
-    size_t cap_scratch; /* of comp, capped and fresh */
+    uint32_t *comp;  /* their flows */
+    uint32_t *live;  /* water-filling scratch: a component's unfrozen flows */
+    double *live_sh; /* beside each: its share in the round */
+    uint32_t *moved; /* active[] positions of the flows whose rate changes */
+    size_t cap_scratch; /* of comp, live, live_sh and moved */
     int reference;      /* refill every flow at each change */
     const sim_obs_t *obs; /* told of each flow that ends (NULL: none) */
     int32_t *uf;        /* the reference's union-find over resources */
@@ -92,7 +94,7 @@ struct sim_net {
     uint32_t *share_id;
     sim_hmap_t share_index; /* key of a pair -> id */
     /* [node][n_out][n_in] for counts below SHARE_MEMO: the id share_lookup
-     * gave that pair, plus 1 (0: not yet asked, UINT32_MAX: NO_SHARE_ID).
+     * gave that pair (SHARE_UNASKED: not yet asked).
      * A node's pair is a function of its counts and ids are never
      * dropped, so the hash is asked once per node and pair of counts. */
     uint32_t *share_memo;
@@ -112,14 +114,16 @@ struct sim_net {
     uint32_t *active;
     flow_hot_t *hot; /* [k]: of active[k] */
     size_t n_active, cap_active, cap_hot;
-    sim_time_t settled_ns; /* the links' busy times are as of this */
     sim_net_link_stats_t link[SIM_N_NET_LINKS];
     int64_t n_moving[SIM_N_NET_LINKS]; /* active flows with a rate > 0 */
+    /* While n_moving[l] > 0: since when link[l].busy_ns has not counted */
+    sim_time_t busy_since[SIM_N_NET_LINKS];
 };
 
 #define NO_FLOW UINT32_MAX
 
 #define SHARE_MEMO 8
+#define SHARE_UNASKED (NO_SHARE_ID - 1) /* above every id */
 
 /* The id of node's share pair, interned. */
 static uint32_t share_lookup(sim_net_t *n, int node)
@@ -132,7 +136,7 @@ static uint32_t share_lookup(sim_net_t *n, int node)
     int inserted;
     uint32_t *id = sim_hmap_upsert(&n->share_index, key, (uint32_t)n->n_ids, &inserted);
     if (inserted) {
-        SIM_ASSERT(n->n_ids < NO_SHARE_ID - 1); /* id + 1 fits the memo */
+        SIM_ASSERT(n->n_ids < SHARE_UNASKED); /* ids stay below the memo's marks */
         sim_grow((void **)&n->id_pair, &n->cap_ids, n->n_ids + 1, sizeof *n->id_pair,
                  "net share ids");
         n->id_pair[n->n_ids++] = (struct share_pair){o, i};
@@ -140,19 +144,27 @@ static uint32_t share_lookup(sim_net_t *n, int node)
     return n->id_pair[*id].out == o && n->id_pair[*id].in == i ? *id : NO_SHARE_ID;
 }
 
-/* Node's share pair changed: its id. */
-static void share_intern(sim_net_t *n, int node)
+/* share_lookup, its answer kept in *m (NULL: nowhere): out of line, as
+ * the memo answers the most. */
+__attribute__((noinline)) static uint32_t share_ask(sim_net_t *n, int node, uint32_t *m)
 {
-    int32_t a = n->n_out[node], b = n->n_in[node];
-    uint32_t now, *m = NULL;
-    if (a < SHARE_MEMO && b < SHARE_MEMO)
-        m = &n->share_memo[((size_t)node * SHARE_MEMO + (size_t)a) * SHARE_MEMO + (size_t)b];
-    if (m && *m) {
-        now = *m == UINT32_MAX ? NO_SHARE_ID : *m - 1;
+    uint32_t id = share_lookup(n, node);
+    if (m)
+        *m = id;
+    return id;
+}
+
+/* Node's share pair changed: its id. */
+static inline __attribute__((always_inline)) void share_intern(sim_net_t *n, int node)
+{
+    uint32_t a = (uint32_t)n->n_out[node], b = (uint32_t)n->n_in[node], now;
+    if ((a | b) < SHARE_MEMO) { /* both below: counts are never negative */
+        uint32_t *m = &n->share_memo[((size_t)node * SHARE_MEMO + a) * SHARE_MEMO + b];
+        now = *m;
+        if (now == SHARE_UNASKED)
+            now = share_ask(n, node, m);
     } else {
-        now = share_lookup(n, node);
-        if (m)
-            *m = now == NO_SHARE_ID ? UINT32_MAX : now + 1;
+        now = share_ask(n, node, NULL);
     }
     if (n->changes && now != n->share_id[node] && !n->changed[node]) {
         n->changed[node] = 1;
@@ -168,6 +180,7 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     size_t nn = (size_t)n_nodes;
     n->q = q;
     n->prof = *profile;
+    n->latency_ns = (sim_time_t)llround(profile->latency_s * 1e9);
     n->n_nodes = n_nodes;
     n->cap_node = sim_xcalloc(nn, sizeof *n->cap_node, "net capacity");
     n->nic = sim_xcalloc(nn, sizeof *n->nic, "net nic");
@@ -176,15 +189,16 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
     n->head = sim_xcalloc(2 * nn, sizeof *n->head, "net lists");
     n->seen = sim_xcalloc(2 * nn, sizeof *n->seen, "net scratch");
     n->res = sim_xcalloc(2 * nn, sizeof *n->res, "net scratch");
-    n->res_sh = sim_xcalloc(2 * nn, sizeof *n->res_sh, "net scratch");
     n->n_out = sim_xcalloc(nn, sizeof *n->n_out, "net counts");
     n->n_in = sim_xcalloc(nn, sizeof *n->n_in, "net counts");
     n->share_out = sim_xcalloc(nn, sizeof *n->share_out, "net shares");
     n->share_in = sim_xcalloc(nn, sizeof *n->share_in, "net shares");
     n->sent = sim_xcalloc(nn, sizeof *n->sent, "net sent");
     n->share_id = sim_xcalloc(nn, sizeof *n->share_id, "net share ids");
-    n->share_memo = sim_xcalloc(nn * SHARE_MEMO * SHARE_MEMO, sizeof *n->share_memo,
+    n->share_memo = sim_xmalloc(nn * SHARE_MEMO * SHARE_MEMO * sizeof *n->share_memo,
                                 "net share ids");
+    for (size_t k = 0; k < nn * SHARE_MEMO * SHARE_MEMO; k++)
+        n->share_memo[k] = SHARE_UNASKED;
     sim_hmap_init(&n->share_index);
     for (size_t i = 0; i < nn; i++) {
         n->nic[i] = nic_bytes_per_s[i];
@@ -194,7 +208,6 @@ sim_net_t *sim_net_new(sim_evq_t *q, int n_nodes, const double *nic_bytes_per_s,
         n->head[RES_E(i)] = n->head[RES_I(i)] = NO_FLOW;
     }
     n->free_head = NO_FLOW;
-    n->settled_ns = sim_evq_now(q);
     return n;
 }
 
@@ -211,10 +224,10 @@ void sim_net_free(sim_net_t *n)
     sim_free(n->head);
     sim_free(n->seen);
     sim_free(n->res);
-    sim_free(n->res_sh);
     sim_free(n->comp);
-    sim_free(n->capped);
-    sim_free(n->fresh);
+    sim_free(n->live);
+    sim_free(n->live_sh);
+    sim_free(n->moved);
     sim_free(n->uf);
     sim_free(n->lvl);
     sim_free(n->n_out);
@@ -247,7 +260,8 @@ static void flow_move(flow_hot_t *h, sim_time_t now)
 
 /* Flow h's bytes since counted_ns into its link's and sender's counters
  * (never past its size). */
-static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
+static inline __attribute__((always_inline)) void flow_count(sim_net_t *n, flow_hot_t *h,
+                                                             sim_time_t now)
 {
     sim_time_t dt = now - h->counted_ns;
     h->counted_ns = now;
@@ -262,33 +276,36 @@ static void flow_count(sim_net_t *n, flow_hot_t *h, sim_time_t now)
 }
 
 /* Flow h brought to now (its progress and its counters) at its old rate,
- * then given rate; the links' counts of moving flows follow. */
-static void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate, sim_time_t now)
+ * then given rate; the links' counts of moving flows follow. A link's
+ * busy time grows by the length of each stretch in which its count is
+ * above 0, added when the stretch ends (or the counters are settled):
+ * the count changes only here, so this is the time it was above 0, in
+ * integer ns, whatever happened in between. */
+static inline __attribute__((always_inline)) void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate,
+                                                              sim_time_t now)
 {
     flow_count(n, h, now);
     flow_move(h, now);
-    n->n_moving[h->link] += (rate > 0) - (h->rate > 0);
+    if ((rate > 0) != (h->rate > 0)) {
+        int32_t l = h->link;
+        if (rate > 0) {
+            if (n->n_moving[l]++ == 0)
+                n->busy_since[l] = now;
+        } else if (--n->n_moving[l] == 0) {
+            n->link[l].busy_ns += now - n->busy_since[l];
+        }
+    }
     h->rate = rate;
-}
-
-/* The links' busy time up to now: a link is busy while one of its flows
- * moves data. */
-static void links_advance(sim_net_t *n)
-{
-    sim_time_t now = sim_evq_now(n->q);
-    sim_time_t dt = now - n->settled_ns;
-    n->settled_ns = now;
-    if (dt <= 0)
-        return;
-    for (int l = 0; l < SIM_N_NET_LINKS; l++)
-        if (n->n_moving[l] > 0)
-            n->link[l].busy_ns += dt;
 }
 
 void sim_net_settle(sim_net_t *n)
 {
-    links_advance(n);
     sim_time_t now = sim_evq_now(n->q);
+    for (int l = 0; l < SIM_N_NET_LINKS; l++)
+        if (n->n_moving[l] > 0) {
+            n->link[l].busy_ns += now - n->busy_since[l];
+            n->busy_since[l] = now;
+        }
     for (size_t k = 0; k < n->n_active; k++)
         flow_count(n, &n->hot[k], now);
 }
@@ -358,7 +375,7 @@ static void flow_unlink(sim_net_t *n, uint32_t id)
 
 /* Resource r joins this search's component: seen, its whole capacity
  * left, no flows counted yet. */
-static void res_open(sim_net_t *n, int32_t r, size_t *nr)
+static inline __attribute__((always_inline)) void res_open(sim_net_t *n, int32_t r, size_t *nr)
 {
     n->seen[r] = n->epoch;
     n->rem[r] = n->cap_node[r >> 1];
@@ -367,11 +384,10 @@ static void res_open(sim_net_t *n, int32_t r, size_t *nr)
 }
 
 /* Append the component of resource r0 (unless already seen) to
- * n->res[*nr..], n->comp[*nc..] and its capped flows to
- * n->capped[*ncap..]: every resource and active flow reachable from it
- * through shared resources, each resource's capacity and count of flows
- * set for the water-filling, each flow unfrozen. O(component). */
-static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_t *ncap)
+ * n->res[*nr..] and n->comp[*nc..]: every resource and active flow
+ * reachable from it through shared resources, each resource's capacity
+ * and count of flows set for the water-filling. O(component). */
+static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc)
 {
     if (n->seen[r0] == n->epoch)
         return;
@@ -385,10 +401,7 @@ static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_
             if (f->seen == n->epoch)
                 continue;
             f->seen = n->epoch;
-            f->frozen = 0;
             n->comp[(*nc)++] = id;
-            if (f->cap > 0)
-                n->capped[(*ncap)++] = id;
             int32_t other = f->res[side ^ 1];
             if (n->seen[other] != n->epoch)
                 res_open(n, other, nr);
@@ -398,82 +411,150 @@ static void comp_collect(sim_net_t *n, int32_t r0, size_t *nr, size_t *nc, size_
     }
 }
 
-/* One round's level: the least share of a resource with unfrozen flows or
- * cap of an unfrozen flow, never below 0. Drops exhausted resources from
- * res[0..*nr) and frozen flows from capped[0..*ncap) (order is free: the
- * minimum is exact); each resource's share goes to sh[] beside it, for
- * the round's freezing (one division a resource a round, not two). */
-static double fill_level(sim_net_t *n, int32_t *res, double *sh, size_t *nr, uint32_t *capped,
-                         size_t *ncap)
+/* Whether every active flow of resource r is alone on its other
+ * resource: then they and their resources are a component, a star
+ * about r. */
+static inline __attribute__((always_inline)) int star_at(const sim_net_t *n, int32_t r)
 {
-    double level = INFINITY;
-    for (size_t k = 0; k < *nr;) {
-        int32_t c = n->cnt[res[k]];
-        if (c == 0) {
-            res[k] = res[--*nr];
-            continue;
-        }
-        double x = n->rem[res[k]] / c; /* left for each unfrozen flow */
-        sh[k] = x;
-        if (x < level)
-            level = x;
-        k++;
+    int side = r & 1;
+    for (uint32_t id = n->head[r]; id != NO_FLOW; id = n->f[id].next[side]) {
+        const flow_t *f = &n->f[id];
+        if (n->head[f->res[side ^ 1]] != id || f->next[side ^ 1] != NO_FLOW)
+            return 0;
     }
-    for (size_t k = 0; k < *ncap;) {
-        const flow_t *f = &n->f[capped[k]];
-        if (f->frozen) {
-            capped[k] = capped[--*ncap];
-            continue;
-        }
-        if (f->cap < level)
-            level = f->cap;
-        k++;
-    }
-    return level < 0 ? 0 : level;
+    return 1;
 }
 
-/* Freeze flow id at level (if not yet) into fresh[]. */
-static void fill_freeze(sim_net_t *n, uint32_t id, double level, size_t *nfresh)
+/* The usual small component, a star (a resource whose flows each have
+ * their other resource to themselves), when it holds r: refilled, its
+ * flows appended to n->comp[*nc..] (unless this search has them
+ * already), 1. 0 when r's component is no star (then no resource of it
+ * is at the centre of one: comp_collect it). A star is found from any
+ * of its resources (at r, or at the other resource of r's one flow), so
+ * a component goes whole one way or the other.
+ *
+ * fill_component's rounds on a star, the same doubles: a flow's other
+ * resource is its own, so its share there stays its capacity (x / 1 is
+ * x) and, with its cap, is the flow's own limit, taken once; its share
+ * is the least of that and the centre's. So a round's level is the
+ * least of the centre's share and the live flows' limits, and the flows
+ * within 1e-12 of it freeze: all when the centre's share is, else those
+ * whose limit is. The centre loses the level for each flow frozen, in
+ * the same sequence; the other resources' subtractions are unread.
+ * O(star x rounds). */
+static int star_fill(sim_net_t *n, int32_t r, size_t *nc)
 {
-    flow_t *f = &n->f[id];
-    if (f->frozen)
-        return;
-    f->frozen = 1;
-    f->new_rate = level;
-    n->fresh[(*nfresh)++] = id;
-}
-
-/* Water-fill one component as comp_collect left it: resources
- * res[0..nr) (reordered as scratch), capped flows capped[0..ncap) (as
- * well), nc flows; sets each flow's new_rate. A flow freezes when one of
- * its resources' shares or its cap is within 1e-12 of the round's level:
- * the same rounds, levels and subtractions as the reference's
- * flow-by-flow test, so the same doubles. */
-static void fill_component(sim_net_t *n, size_t nc, int32_t *res, double *sh, size_t nr,
-                           uint32_t *capped, size_t ncap)
-{
-    for (size_t unfrozen = nc; unfrozen > 0;) {
-        double level = fill_level(n, res, sh, &nr, capped, &ncap);
+    uint32_t id = n->head[r];
+    if (id == NO_FLOW)
+        return 1;
+    int32_t c = r;
+    if (!star_at(n, r)) {
+        const flow_t *f = &n->f[id];
+        c = f->res[(r & 1) ^ 1];
+        if (f->next[r & 1] != NO_FLOW || !star_at(n, c))
+            return 0;
+    }
+    if (n->f[n->head[c]].seen == n->epoch)
+        return 1; /* the other seed's star */
+    int side = c & 1;
+    uint32_t *live = n->live;
+    double *lim = n->live_sh;
+    size_t nl = 0;
+    for (id = n->head[c]; id != NO_FLOW; id = n->f[id].next[side]) {
+        flow_t *f = &n->f[id];
+        double x = n->cap_node[f->res[side ^ 1] >> 1];
+        if (f->cap > 0 && f->cap < x)
+            x = f->cap;
+        f->seen = n->epoch;
+        n->comp[(*nc)++] = id;
+        live[nl] = id;
+        lim[nl++] = x;
+    }
+    double rem = n->cap_node[c >> 1];
+    int32_t cnt = (int32_t)nl;
+    while (nl > 0) {
+        double cs = rem / cnt, level = INFINITY;
+        if (cs < level)
+            level = cs;
+        for (size_t k = 0; k < nl; k++)
+            if (lim[k] < level)
+                level = lim[k];
+        if (level < 0)
+            level = 0;
         double thr = level + level * 1e-12;
-        size_t nfresh = 0;
-        for (size_t k = 0; k < nr; k++) {
-            if (sh[k] > thr)
+        int all = !(cs > thr);
+        for (size_t k = 0; k < nl;) {
+            if (!all && lim[k] > thr) {
+                k++;
                 continue;
-            int side = res[k] & 1;
-            for (uint32_t id = n->head[res[k]]; id != NO_FLOW; id = n->f[id].next[side])
-                fill_freeze(n, id, level, &nfresh);
+            }
+            n->f[live[k]].new_rate = level;
+            rem -= level;
+            cnt--;
+            live[k] = live[--nl];
+            lim[k] = lim[nl];
         }
-        for (size_t k = 0; k < ncap; k++)
-            if (n->f[capped[k]].cap <= thr)
-                fill_freeze(n, capped[k], level, &nfresh);
-        for (size_t k = 0; k < nfresh; k++) {
-            const flow_t *f = &n->f[n->fresh[k]];
+    }
+    return 1;
+}
+
+/* Water-fill the nc flows ids[0..nc) of one component as comp_collect
+ * left it; sets each flow's new_rate. Each round every unfrozen flow's
+ * share is the least of its resources' (capacity left over unfrozen
+ * flows) and its cap; the round's level is the least share (never below
+ * 0) and the flows within 1e-12 of it freeze there: the reference's
+ * flow-by-flow test (flow_share, full_round), so the same rounds, levels
+ * and subtractions, so the same doubles. The freezing flows' subtractions
+ * come after the round's shares are taken and all subtract the same
+ * level, so their order is free. (A share is never NaN: capacities are
+ * positive, and a level of infinity freezes every flow left.) */
+static void fill_component(sim_net_t *n, const uint32_t *ids, size_t nc)
+{
+    uint32_t *live = n->live;
+    double *sh = n->live_sh;
+    memcpy(live, ids, nc * sizeof *live);
+    for (size_t nl = nc; nl > 0;) {
+        if (nl == 1) { /* it freezes at its share: the last round, its subtractions unread */
+            flow_t *f = &n->f[live[0]];
+            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
+            double x = e < i ? e : i, level = INFINITY;
+            if (f->cap > 0 && f->cap < x)
+                x = f->cap;
+            if (x < level)
+                level = x;
+            f->new_rate = level < 0 ? 0 : level;
+            return;
+        }
+        double level = INFINITY;
+        for (size_t k = 0; k < nl; k++) {
+            const flow_t *f = &n->f[live[k]];
+            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
+            double x = e < i ? e : i;
+            if (f->cap > 0 && f->cap < x)
+                x = f->cap;
+            sh[k] = x;
+            if (x < level)
+                level = x;
+        }
+        if (level < 0)
+            level = 0;
+        double thr = level + level * 1e-12;
+        for (size_t k = 0; k < nl;) {
+            if (sh[k] > thr) {
+                k++;
+                continue;
+            }
+            flow_t *f = &n->f[live[k]];
+            f->new_rate = level;
             n->rem[f->res[0]] -= level;
             n->rem[f->res[1]] -= level;
             n->cnt[f->res[0]]--;
             n->cnt[f->res[1]]--;
+            live[k] = live[--nl];
+            sh[k] = sh[nl];
         }
-        unfrozen -= nfresh;
     }
 }
 
@@ -495,9 +576,11 @@ static void scratch_grow(sim_net_t *n, size_t need)
     size_t cap = n->cap_scratch;
     sim_grow((void **)&n->comp, &cap, need, sizeof *n->comp, "net scratch");
     cap = n->cap_scratch;
-    sim_grow((void **)&n->capped, &cap, need, sizeof *n->capped, "net scratch");
+    sim_grow((void **)&n->live, &cap, need, sizeof *n->live, "net scratch");
     cap = n->cap_scratch;
-    sim_grow((void **)&n->fresh, &cap, need, sizeof *n->fresh, "net scratch");
+    sim_grow((void **)&n->live_sh, &cap, need, sizeof *n->live_sh, "net scratch");
+    cap = n->cap_scratch;
+    sim_grow((void **)&n->moved, &cap, need, sizeof *n->moved, "net scratch");
     n->cap_scratch = cap;
 }
 
@@ -579,7 +662,7 @@ static size_t full_round(sim_net_t *n)
 /* The reference: every active flow refilled from scratch, flow by flow,
  * each component at its own levels, then every rate applied in active[]
  * order. O(flows^2) per change. */
-static void recompute_full(sim_net_t *n)
+static void recompute_full(sim_net_t *n, sim_time_t now)
 {
     full_label(n);
     for (size_t k = 0; k < n->n_active; k++) {
@@ -596,7 +679,6 @@ static void recompute_full(sim_net_t *n)
     }
     for (size_t unfrozen = n->n_active; unfrozen > 0;)
         unfrozen -= full_round(n);
-    sim_time_t now = sim_evq_now(n->q);
     for (size_t k = 0; k < n->n_active; k++)
         flow_apply(n, n->active[k], now);
 }
@@ -625,7 +707,7 @@ static uint32_t fill_lone(sim_net_t *n, int32_t r)
     if (f->next[side] != NO_FLOW || n->head[other] != id || f->next[side ^ 1] != NO_FLOW)
         return LONE_NOT;
     double level = INFINITY, a = n->cap_node[r >> 1], b = n->cap_node[other >> 1];
-    if (a < level) /* the shares in fill_level's order: x / 1 is x */
+    if (a < level) /* the shares (x / 1 is x); their least is order-free */
         level = a;
     if (b < level)
         level = b;
@@ -637,7 +719,8 @@ static uint32_t fill_lone(sim_net_t *n, int32_t r)
 
 /* The components of seeds[0..ns) (ns <= 2) when each is empty or one
  * lone flow: their rates applied in active[] order, 1; else 0. */
-static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
+static inline __attribute__((always_inline)) int recompute_lone(sim_net_t *n, const int32_t *seeds,
+                                                                 int ns, sim_time_t now)
 {
     uint32_t id[2] = {NO_FLOW, NO_FLOW};
     for (int s = 0; s < ns; s++)
@@ -650,7 +733,6 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
         id[0] = id[1];
         id[1] = t;
     }
-    sim_time_t now = sim_evq_now(n->q);
     for (int s = 0; s < ns; s++)
         if (id[s] != NO_FLOW)
             flow_apply(n, id[s], now);
@@ -659,40 +741,47 @@ static int recompute_lone(sim_net_t *n, const int32_t *seeds, int ns)
 
 /* Refill the components holding resources seeds[0..ns), each on its own,
  * then apply their new rates in active[] order: the order in which the
- * reference queues completions, as every other flow keeps its rate. */
-static void recompute(sim_net_t *n, const int32_t *seeds, int ns)
+ * reference queues completions, as every other flow keeps its rate. Only
+ * the flows flow_apply would act on (a new rate, or no completion
+ * queued) are sorted and applied: for the others it does nothing. */
+static void recompute(sim_net_t *n, const int32_t *seeds, int ns, sim_time_t now)
 {
-    scratch_grow(n, n->n_active + 1);
     if (n->reference) {
-        recompute_full(n);
+        recompute_full(n, now);
         return;
     }
-    if (ns <= 2 && recompute_lone(n, seeds, ns))
+    if (ns <= 2 && recompute_lone(n, seeds, ns, now))
         return;
     epoch_next(n);
     size_t nr = 0, nc = 0;
     for (int s = 0; s < ns; s++) {
-        size_t r0 = nr, c0 = nc, ncap = 0;
-        comp_collect(n, seeds[s], &nr, &nc, &ncap);
+        size_t c0 = nc;
+        if (star_fill(n, seeds[s], &nc))
+            continue;
+        comp_collect(n, seeds[s], &nr, &nc);
         if (nc > c0)
-            fill_component(n, nc - c0, n->res + r0, n->res_sh + r0, nr - r0, n->capped, ncap);
+            fill_component(n, n->comp + c0, nc - c0);
     }
-    for (size_t k = 0; k < nc; k++)
-        n->comp[k] = n->f[n->comp[k]].pos;
-    if (nc > 16) {
-        qsort(n->comp, nc, sizeof *n->comp, pos_cmp);
+    uint32_t *mv = n->moved;
+    size_t nm = 0;
+    for (size_t k = 0; k < nc; k++) {
+        const flow_t *f = &n->f[n->comp[k]];
+        if (f->new_rate != f->rate || !f->ev)
+            mv[nm++] = f->pos;
+    }
+    if (nm > 16) {
+        qsort(mv, nm, sizeof *mv, pos_cmp);
     } else { /* the usual few: an insertion sort, no calls */
-        for (size_t k = 1; k < nc; k++) {
-            uint32_t x = n->comp[k];
+        for (size_t k = 1; k < nm; k++) {
+            uint32_t x = mv[k];
             size_t j = k;
-            for (; j > 0 && n->comp[j - 1] > x; j--)
-                n->comp[j] = n->comp[j - 1];
-            n->comp[j] = x;
+            for (; j > 0 && mv[j - 1] > x; j--)
+                mv[j] = mv[j - 1];
+            mv[j] = x;
         }
     }
-    sim_time_t now = sim_evq_now(n->q);
-    for (size_t k = 0; k < nc; k++)
-        flow_apply(n, n->active[n->comp[k]], now);
+    for (size_t k = 0; k < nm; k++)
+        flow_apply(n, n->active[mv[k]], now);
 }
 
 void sim_net_set_reference(sim_net_t *n, int on)
@@ -721,11 +810,11 @@ double sim_net_rate(const sim_net_t *n, uint32_t id)
     return n->f[id].state == F_ACTIVE ? n->f[id].rate : 0;
 }
 
-static void active_remove(sim_net_t *n, uint32_t id)
+static void active_remove(sim_net_t *n, uint32_t id, sim_time_t now)
 {
     uint32_t pos = n->f[id].pos;
     flow_hot_t *h = &n->hot[pos];
-    flow_set_rate(n, h, 0, sim_evq_now(n->q)); /* it stops moving */
+    flow_set_rate(n, h, 0, now); /* it stops moving */
     n->f[id].left = h->left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
@@ -736,7 +825,8 @@ static void active_remove(sim_net_t *n, uint32_t id)
 
 /* A flow from src to dst starts (d = 1) or ends (-1): the counts and the
  * shares a new flow would get, divided once here. */
-static void count_flow(sim_net_t *n, int src, int dst, int d)
+static inline __attribute__((always_inline)) void count_flow(sim_net_t *n, int src, int dst,
+                                                             int d)
 {
     n->n_out[src] += d;
     n->n_in[dst] += d;
@@ -747,15 +837,15 @@ static void count_flow(sim_net_t *n, int src, int dst, int d)
 }
 
 /* Take flow id out of the network (settled beforehand). */
-static void flow_release(sim_net_t *n, uint32_t id)
+static void flow_release(sim_net_t *n, uint32_t id, sim_time_t now)
 {
     flow_t *f = &n->f[id];
     if (f->state == F_ACTIVE)
-        active_remove(n, id);
+        active_remove(n, id, now);
     if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     count_flow(n, f->src, f->dst, -1);
-    n->link[f->link].flow_ns += sim_evq_now(n->q) - f->start_ns;
+    n->link[f->link].flow_ns += now - f->start_ns;
     f->state = F_FREE;
     f->ev = 0;
     f->next_free = n->free_head;
@@ -766,38 +856,39 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
 {
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
-    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_ACTIVE);
     /* Rounding: whatever is left (< 1 byte per ns of slack) arrives now. */
     flow_hot_t *h = &n->hot[f->pos];
-    flow_count(n, h, sim_evq_now(n->q));
+    sim_time_t now = sim_evq_now(n->q);
+    flow_count(n, h, now);
     double rest = h->size - h->counted;
     n->link[f->link].bytes += rest;
     n->sent[f->src] += rest;
     h->counted = h->size;
     h->left = 0;
+    h->t0 = now; /* nothing left to move: its progress is as of now */
     n->link[f->link].flows++;
-    sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, sim_evq_now(n->q));
+    sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, now);
     sim_event_fn done = f->done;
     void *dobj = f->obj;
     int64_t darg = f->arg;
     f->ev = 0; /* this very event */
     int32_t seeds[2] = {RES_E(f->src), RES_I(f->dst)};
-    flow_release(n, id);
-    recompute(n, seeds, 2);
+    flow_release(n, id, now);
+    recompute(n, seeds, 2, now);
     done(ctx, dobj, darg);
 }
 
 void sim_net_cancel(sim_net_t *n, uint32_t id)
 {
     SIM_ASSERT(n->f[id].state != F_FREE);
-    links_advance(n);
     int was_active = n->f[id].state == F_ACTIVE;
     int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
-    flow_release(n, id);
+    sim_time_t now = sim_evq_now(n->q);
+    flow_release(n, id, now);
     if (was_active)
-        recompute(n, seeds, 2);
+        recompute(n, seeds, 2, now);
 }
 
 static void flow_activate(void *ctx, void *obj, int64_t arg)
@@ -805,7 +896,6 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
     sim_net_t *n = obj;
     uint32_t id = (uint32_t)arg;
     (void)ctx;
-    links_advance(n);
     flow_t *f = &n->f[id];
     SIM_ASSERT(f->state == F_SETUP);
     f->state = F_ACTIVE;
@@ -823,16 +913,19 @@ static void flow_activate(void *ctx, void *obj, int64_t arg)
                                   .link = f->link,
                                   .src = f->src};
     n->active[n->n_active++] = id;
+    scratch_grow(n, n->n_active); /* the refills' scratch holds every active flow */
     flow_link(n, id);
     int32_t seed = RES_E(f->src);
-    recompute(n, &seed, 1);
+    recompute(n, &seed, 1, now);
 }
 
 uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, double cap_bytes_per_s,
                        sim_event_fn done, void *obj, int64_t arg)
 {
-    SIM_ASSERT(src >= 0 && src < n->n_nodes && dst >= 0 && dst < n->n_nodes && src != dst);
-    SIM_ASSERT(link >= 0 && link < SIM_N_NET_LINKS && bytes >= 0);
+    /* unsigned: a negative is out of range too, one comparison each */
+    SIM_ASSERT((unsigned)src < (unsigned)n->n_nodes && (unsigned)dst < (unsigned)n->n_nodes &&
+               src != dst);
+    SIM_ASSERT((unsigned)link < SIM_N_NET_LINKS && bytes >= 0);
     uint32_t id;
     if (n->free_head != NO_FLOW) {
         id = n->free_head;
@@ -857,7 +950,7 @@ uint32_t sim_net_start(sim_net_t *n, int src, int dst, double bytes, int link, d
     f->state = F_SETUP;
     f->start_ns = sim_evq_now(n->q);
     count_flow(n, src, dst, 1);
-    f->ev = sim_evq_after(n->q, (sim_time_t)llround(n->prof.latency_s * 1e9), flow_activate, n, id);
+    f->ev = sim_evq_after(n->q, n->latency_ns, flow_activate, n, id);
     return id;
 }
 
@@ -869,9 +962,8 @@ void sim_net_set_cap(sim_net_t *n, uint32_t id, double cap_bytes_per_s)
         return;
     f->cap = cap_bytes_per_s;
     if (f->state == F_ACTIVE) {
-        links_advance(n);
         int32_t seed = RES_E(f->src);
-        recompute(n, &seed, 1);
+        recompute(n, &seed, 1, sim_evq_now(n->q));
     }
 }
 
