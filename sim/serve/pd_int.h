@@ -182,6 +182,11 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r);
  * when larger than what the node holds now (a planned fetch). */
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
                                   uint32_t lead_blocks);
+/* The same right after the pool's scan of r's blocks
+ * (sim_kvpool_prefix_scan, as sim_cluster_prefill_view makes it), nothing
+ * in the pool changed since: the node's run from the scan, O(1). */
+sim_time_t sim_prefill_predict_scanned_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                          uint32_t lead_blocks);
 /* Free what a request still holds in prefill (an abandoned run). */
 void sim_prefill_release(sim_req_t *r);
 

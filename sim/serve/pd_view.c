@@ -65,6 +65,12 @@ sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const
     return sim_prefill_predict_ns(c, i, r, lead_min);
 }
 
+sim_time_t sim_cluster_prefill_pred_view_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_min)
+{
+    return sim_prefill_predict_scanned_ns(c, i, r, lead_min);
+}
+
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
 {
     if (!c->pool) {

@@ -201,7 +201,7 @@ static int kv_estimate_view(kv_est_t *x)
         int i = v.inst[k];
         est_fetch(x, i, v.lead[k], v.recv[k]);
         sim_time_t prefill_ns =
-            sim_cluster_prefill_pred_lead_ns(x->c, i, x->r, s->est[i].lead_blocks);
+            sim_cluster_prefill_pred_view_ns(x->c, i, x->r, s->est[i].lead_blocks);
         sim_time_t t = est_finish(x, i, v.wait[k], prefill_ns, v.send[k]);
         if (best < 0 || beats(x, t, v.send[k], s->est[best].ttft_ns, best_send)) {
             best = i;
