@@ -75,9 +75,19 @@ static void prefill_start(sim_cluster_t *c, int i, sim_req_t *r, const sim_prefi
     r->load_ns = pl->load_ns;
     if (c->pool) { /* the reused prefix is in use: never evicted meanwhile */
         int node = sim_cluster_pool_node(c, i);
-        sim_kvpool_pin(c->pool, node, r->blocks, pl->lead);
-        if (r->fetch_src >= 0) /* the fetch's hold (fetch_done), within pl->lead */
-            sim_kvpool_unpin(c->pool, node, r->blocks, r->fetch_blocks);
+        if (r->fetch_src >= 0 && r->fetch_blocks <= pl->lead) {
+            /* The fetch's hold (fetch_done) pins the first fetch_blocks,
+             * present, at least once: pinning the lead and releasing the
+             * hold leaves those counts as they were (a pin or unpin that
+             * keeps a count above 0 only counts), so only the rest are
+             * pinned. */
+            sim_kvpool_pin(c->pool, node, r->blocks + r->fetch_blocks,
+                           pl->lead - r->fetch_blocks);
+        } else {
+            sim_kvpool_pin(c->pool, node, r->blocks, pl->lead);
+            if (r->fetch_src >= 0) /* the fetch's hold (fetch_done) */
+                sim_kvpool_unpin(c->pool, node, r->blocks, r->fetch_blocks);
+        }
     }
     r->prefill_start_ns = sim_evq_now(c->evq);
     sim_cluster_inbound(c, r, 1); /* its KV streams from now on */
