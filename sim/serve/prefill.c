@@ -121,11 +121,23 @@ static void fetch_done(void *ctx, void *obj, int64_t arg)
      * Reuse"), so the copy is held from landing to prefill_kick; unpinned,
      * the stores of prefills queued ahead could evict it, wasting the
      * fetch. What a tier full of pinned blocks refused is not held. */
-    r->fetch_blocks = sim_kvpool_prefix(c->pool, node, r->blocks, r->fetch_blocks, NULL);
+    /* The node's run of the whole request, cut at fetch_blocks, is its run
+     * of those; the run and its tiers also plan a prefill that starts now
+     * (a pin moves no block). */
+    uint32_t by_tier[SIM_N_TIERS];
+    uint32_t run = sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, by_tier);
+    r->fetch_blocks = SIM_MIN(run, r->fetch_blocks);
     sim_kvpool_pin(c->pool, node, r->blocks, r->fetch_blocks);
     r->fetch_ns = sim_evq_now(c->evq) - r->fetch_ns;
     r->fetch_pending = 0;
-    prefill_kick(c, i);
+    prefill_inst_t *p = &sim_pd(c)->pf[i];
+    if (!p->running && p->head == r) { /* what prefill_kick would start */
+        sim_prefill_plan_t pl;
+        sim_prefill_plan_run(c, i, r, run, by_tier, 0, &pl);
+        prefill_start(c, i, prefill_pop(c, i), &pl);
+    } else {
+        prefill_kick(c, i);
+    }
 }
 
 void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)

@@ -140,6 +140,13 @@ void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_
     plan_from(c, node, r, local, by_tier, lead_min, pl);
 }
 
+void sim_prefill_plan_run(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t local,
+                          const uint32_t by_tier[SIM_N_TIERS], uint32_t lead_min,
+                          sim_prefill_plan_t *pl)
+{
+    plan_from(c, sim_cluster_pool_node(c, i), r, local, by_tier, lead_min, pl);
+}
+
 void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
                              const uint32_t *lead_min, sim_time_t *out)
 {
