@@ -140,17 +140,28 @@ static void fetch_done(void *ctx, void *obj, int64_t arg)
     }
 }
 
-void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
+/* Node's run of r's blocks (and by_tier, when not NULL): from the pool's
+ * scan when scanned (it walked r's blocks and nothing in the pool changed
+ * since: the answer sim_kvpool_prefix gives from its memo), else a look-up. */
+static uint32_t node_run(const sim_cluster_t *c, const sim_req_t *r, int node, int scanned,
+                         uint32_t by_tier[SIM_N_TIERS])
+{
+    if (scanned)
+        return sim_kvpool_scan_node(c->pool, node, by_tier);
+    return sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, by_tier);
+}
+
+void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r, int scanned)
 {
     int i = r->prefill_inst;
     prefill_inst_t *p = &sim_pd(c)->pf[i];
+    int node = sim_cluster_pool_node(c, i);
     uint32_t lead_after = 0;
     if (r->fetch_src >= 0 && c->pool) {
-        int node = sim_cluster_pool_node(c, i);
-        uint32_t local = sim_kvpool_prefix(c->pool, node, r->blocks, r->n_blocks, NULL);
+        uint32_t local = node_run(c, r, node, scanned, NULL);
         /* The source holds the fetched blocks: its run of the whole
-         * list (what placement's scan of it answers) reaches that far. */
-        uint32_t there = sim_kvpool_prefix(c->pool, r->fetch_src, r->blocks, r->n_blocks, NULL);
+         * list reaches that far. */
+        uint32_t there = node_run(c, r, r->fetch_src, scanned, NULL);
         SIM_ASSERT(r->fetch_src != node && there >= r->fetch_blocks && r->fetch_blocks > local);
         int64_t have = SIM_MIN((int64_t)local * TRACE_BLOCK_TOK, r->input_tok);
         int64_t after = SIM_MIN((int64_t)r->fetch_blocks * TRACE_BLOCK_TOK, r->input_tok);
@@ -164,8 +175,11 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r)
     } else {
         r->fetch_src = -1;
     }
+    /* sim_prefill_plan's, from the node's run (a pin moves no block) */
+    uint32_t by_tier[SIM_N_TIERS] = {0};
+    uint32_t local = c->pool ? node_run(c, r, node, scanned, by_tier) : 0;
     sim_prefill_plan_t pl;
-    sim_prefill_plan(c, i, r, lead_after, &pl);
+    sim_prefill_plan_run(c, i, r, local, by_tier, lead_after, &pl);
     r->pred_prefill_ns = pl.dur_ns;
     p->queued_pred_ns += r->pred_prefill_ns;
     sim_ppick_touch(c, i);
