@@ -312,6 +312,8 @@ sim_cluster_t *sim_cluster_new(const sim_cluster_args_t *a, sim_metrics_t *m, si
     int n_loads = c->ts_n_prefill + c->ts_n_decode;
     c->ts_max_rows = SIM_MIN(SIM_TS_MAX_ROWS, SIM_TS_MAX_CELLS / (SIM_TS_FIXED_COLS + n_loads));
     c->ts_loads = sim_xcalloc((size_t)n_loads + 1, sizeof *c->ts_loads, "loads");
+    c->dur = sim_xcalloc(1, sizeof *c->dur, "decode durations");
+    c->dur->stale = -1;
     c->n_nodes = a->system->n_nodes(a, a->system_params);
     SIM_ASSERT(c->n_nodes >= 1);
     double *nic = sim_xmalloc((size_t)c->n_nodes * sizeof *nic, "nic");
@@ -349,6 +351,7 @@ void sim_cluster_free(sim_cluster_t *c)
     sim_free(c->scratch);
     sim_net_free(c->net);
     sim_free(c->ts_loads);
+    sim_free(c->dur);
     sim_evq_free(c->evq);
     sim_free(c);
 }
@@ -433,10 +436,25 @@ void sim_cluster_note_decode(sim_cluster_t *c, sim_time_t dur_ns)
 {
     c->decode_ns_sum += dur_ns;
     c->decode_n++;
-    for (int b = dur_bucket(dur_ns); b >= 0; b--) {
-        c->dur_cnt_ge[b]++;
-        c->dur_sum_ge_ns[b] += dur_ns;
+    sim_dur_hist_t *h = c->dur;
+    int b = dur_bucket(dur_ns);
+    h->cnt[b]++;
+    h->sum_ns[b] += dur_ns;
+    h->stale = b > h->stale ? b : h->stale;
+}
+
+/* h's suffix totals up to date: those above stale are (no completion
+ * since their last update fell there), so each below is the one above
+ * plus its own bucket: the same integers as totals kept at every
+ * completion. */
+static const sim_dur_hist_t *dur_fresh(sim_dur_hist_t *h)
+{
+    for (int b = h->stale; b >= 0; b--) {
+        h->cnt_ge[b] = h->cnt_ge[b + 1] + h->cnt[b];
+        h->sum_ge_ns[b] = h->sum_ge_ns[b + 1] + h->sum_ns[b];
     }
+    h->stale = -1;
+    return h;
 }
 
 sim_time_t sim_cluster_mean_decode_ns(const sim_cluster_t *c, sim_time_t fallback_ns)
@@ -450,9 +468,10 @@ sim_time_t sim_cluster_decode_residual_ns(const sim_cluster_t *c, sim_time_t age
     /* Mean residual life over the observed durations longer than age: the
      * buckets above age's, and age's own when its mean exceeds age. */
     if (c->decode_n > 0 && learned) {
+        const sim_dur_hist_t *h = dur_fresh(c->dur);
         int b = dur_bucket(age_ns);
-        int64_t cnt = c->dur_cnt_ge[b + 1], sum = c->dur_sum_ge_ns[b + 1];
-        int64_t own_cnt = c->dur_cnt_ge[b] - cnt, own_sum = c->dur_sum_ge_ns[b] - sum;
+        int64_t cnt = h->cnt_ge[b + 1], sum = h->sum_ge_ns[b + 1];
+        int64_t own_cnt = h->cnt_ge[b] - cnt, own_sum = h->sum_ge_ns[b] - sum;
         if (own_cnt > 0 && (double)own_sum / (double)own_cnt > (double)age_ns) {
             cnt += own_cnt;
             sum += own_sum;

@@ -49,13 +49,21 @@ struct sim_cluster {
     double *ts_loads; /* a row's load columns (ts_n_prefill + ts_n_decode) */
     sim_time_t decode_ns_sum;   /* observed decode durations (join to finish) */
     int64_t decode_n;
-    /* Their distribution by half-octave of ns, as suffix totals: count and
-     * sum of the durations in bucket b or above (entry SIM_DUR_BUCKETS is
-     * 0), so the forecast's expected remaining decode time of a running
-     * request is O(1). */
-    int64_t dur_cnt_ge[SIM_DUR_BUCKETS + 1];
-    int64_t dur_sum_ge_ns[SIM_DUR_BUCKETS + 1];
+    struct sim_dur_hist *dur; /* their distribution (below) */
 };
+
+/* Observed decode durations by half-octave of ns: each bucket's count and
+ * sum, and the suffix totals (count and sum of the durations in bucket b
+ * or above; entry SIM_DUR_BUCKETS is 0) that the forecast's expected
+ * remaining decode time of a running request reads in O(1). A completion
+ * only counts its bucket (O(1)); the first look after it brings the
+ * suffix totals up to date, from its bucket down. Behind a pointer, as
+ * that look comes through the view's const cluster. */
+typedef struct sim_dur_hist {
+    int64_t cnt[SIM_DUR_BUCKETS], sum_ns[SIM_DUR_BUCKETS];
+    int64_t cnt_ge[SIM_DUR_BUCKETS + 1], sum_ge_ns[SIM_DUR_BUCKETS + 1];
+    int stale; /* the suffix totals of buckets stale and below are out of date; -1: none */
+} sim_dur_hist_t;
 
 /* cluster.c: a request ends (exactly once). */
 void sim_cluster_finish(sim_cluster_t *c, sim_req_t *r, sim_req_status_t st);

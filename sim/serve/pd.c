@@ -75,6 +75,7 @@ static void pd_dispatch(void *ctx, void *obj, int64_t arg)
     sim_cluster_t *c = ctx;
     sim_req_t *r = obj;
     (void)arg;
+    sim_pd(c)->scanned = NULL;
     if (!sim_cluster_admit(c, r))
         return;
     sim_place_decision_t dec = {.fetch_src = -1};
@@ -106,7 +107,9 @@ static void pd_dispatch(void *ctx, void *obj, int64_t arg)
         sim_decode_inline(c, r);
         return;
     }
-    sim_prefill_enqueue(c, r);
+    /* Placement and admission only read the cluster: a scan of r's
+     * blocks they made is still the pool's state. */
+    sim_prefill_enqueue(c, r, sim_pd(c)->scanned == r);
 }
 
 static void pd_arrive(void *st, sim_cluster_t *c, sim_req_t *r)

@@ -144,6 +144,10 @@ typedef struct sim_pd {
     struct sim_tbt_run *tbt_runs; /* a finishing request's runs of intervals (decode_span.c) */
     size_t cap_tbt_runs;
     int64_t hot_replications;
+    /* The request whose blocks the pool's last scan from here walked
+     * (sim_kvpool_prefix_scan, sim_kvpool_prefix_all); pd_dispatch clears
+     * it first, so there it names a scan of the pool as it is. */
+    const sim_req_t *scanned;
 } sim_pd_t;
 
 /* The pd state of a cluster that runs the pd system. */
@@ -176,12 +180,19 @@ void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const u
                              const uint32_t *lead_min, sim_time_t *out);
 
 /* prefill.c (sim/serve/prefill_plan.c for the prediction) */
-/* Queue a placed request (fetch started if it asks for one). */
-void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r);
+/* Queue a placed request (fetch started if it asks for one). scanned: the
+ * pool's last scan (sim_kvpool_prefix_scan) walked r's blocks and nothing
+ * in the pool changed since, so its runs are read from it. */
+void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r, int scanned);
 /* Predicted prefill time of r on instance i, assuming lead_blocks cached
  * when larger than what the node holds now (a planned fetch). */
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
                                   uint32_t lead_blocks);
+/* The same right after the pool's scan of r's blocks
+ * (sim_kvpool_prefix_scan, as sim_cluster_prefill_view makes it), nothing
+ * in the pool changed since: the node's run from the scan, O(1). */
+sim_time_t sim_prefill_predict_scanned_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                          uint32_t lead_blocks);
 /* Free what a request still holds in prefill (an abandoned run). */
 void sim_prefill_release(sim_req_t *r);
 

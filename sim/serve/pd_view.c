@@ -65,6 +65,12 @@ sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const
     return sim_prefill_predict_ns(c, i, r, lead_min);
 }
 
+sim_time_t sim_cluster_prefill_pred_view_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                            uint32_t lead_min)
+{
+    return sim_prefill_predict_scanned_ns(c, i, r, lead_min);
+}
+
 void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, uint32_t *out)
 {
     if (!c->pool) {
@@ -72,6 +78,7 @@ void sim_cluster_prefix_by_instance(const sim_cluster_t *c, const sim_req_t *r, 
         return;
     }
     sim_kvpool_prefix_all(c->pool, r->blocks, r->n_blocks, sim_pd(c)->prefix_scratch);
+    sim_pd(c)->scanned = r;
     if (c->a.pd.prefill_group == 1) { /* instance i is node i */
         memcpy(out, sim_pd(c)->prefix_scratch, (size_t)c->a.pd.n_prefill * sizeof *out);
         return;
@@ -233,6 +240,7 @@ int sim_cluster_prefill_view(const sim_cluster_t *c, const sim_req_t *r, sim_pre
     if (!c->pool)
         return -1;
     sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
+    sim_pd(c)->scanned = r;
     sim_kvpool_runs_t ru;
     sim_kvpool_scan_runs(c->pool, &ru);
     const sim_view_class_t *cls;

@@ -200,8 +200,13 @@ static int kv_estimate_view(kv_est_t *x)
     for (int k = 0; k < v.n; k++) {
         int i = v.inst[k];
         est_fetch(x, i, v.lead[k], v.recv[k]);
+        /* The rest (a prediction, and a hand-off's excess over it) is
+         * never below 0: past the best already, it can neither win nor
+         * tie. */
+        if (best >= 0 && s->est[i].ttft_ns + v.wait[k] > s->est[best].ttft_ns)
+            continue;
         sim_time_t prefill_ns =
-            sim_cluster_prefill_pred_lead_ns(x->c, i, x->r, s->est[i].lead_blocks);
+            sim_cluster_prefill_pred_view_ns(x->c, i, x->r, s->est[i].lead_blocks);
         sim_time_t t = est_finish(x, i, v.wait[k], prefill_ns, v.send[k]);
         if (best < 0 || beats(x, t, v.send[k], s->est[best].ttft_ns, best_send)) {
             best = i;

@@ -26,6 +26,11 @@ typedef struct cpp_job sim_prefill_cpp_t;
  * lead_min: blocks a planned fetch will have brought (into DRAM). */
 void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t lead_min,
                       sim_prefill_plan_t *pl);
+/* The same from the node's run of r as sim_kvpool_prefix gives it now
+ * (local blocks, by_tier of them in each tier). */
+void sim_prefill_plan_run(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t local,
+                          const uint32_t by_tier[SIM_N_TIERS], uint32_t lead_min,
+                          sim_prefill_plan_t *pl);
 /* Whole-model time of chunk j of k for a request with p tokens reused;
  * the pass's fixed part is paid by the first chunk only. */
 sim_time_t sim_prefill_chunk_ns(const sim_cluster_t *c, const sim_req_t *r, int64_t p, int64_t j,

@@ -331,11 +331,23 @@ void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_pre
         top = lead > top ? lead : top;
         sim_view_insert(v, (int)i, lead, sim_prefill_wait_at(&sim_pd(c)->pf[i], now), out[i], in[i]);
     }
-    /* The classes: each id, the common run and none. */
+    /* The classes: each id, the common run and none. Whether any
+     * unlisted instance has each run, from the bitmaps a word at a time
+     * (bits past the last instance are in no id's members): a run that
+     * none has has no class in any id, and its look-ups are skipped. */
+    uint64_t any[2] = {0, 0}; /* [in_common] */
+    for (size_t w = 0; w < p->n_words; w++) {
+        uint64_t valid = w + 1 < p->n_words || n % 64 == 0 ? ~UINT64_C(0)
+                                                           : (UINT64_C(1) << (n % 64)) - 1;
+        any[1] |= ru->common[w] & ~p->listed[w] & valid;
+        any[0] |= ~ru->common[w] & ~p->listed[w] & valid;
+    }
     sim_grow((void **)&p->cls, &p->cap_cls, 2 * p->n_live, sizeof *p->cls, "prefill pick classes");
     size_t k = 0;
     for (size_t u = 0; u < p->n_live; u++)
         for (int in_common = 1; in_common >= 0; in_common--) {
+            if (!any[in_common])
+                continue;
             sim_view_class_t *g = &p->cls[k];
             if (!id_class(p, p->live[u], ru->common, in_common, now, g))
                 continue;

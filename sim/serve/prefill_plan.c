@@ -42,8 +42,17 @@ typedef struct sim_prefill_memo_slot {
 
 #define PLAN_MEMO_SLOTS 64
 
+/* The last prediction from a scan (sim_prefill_predict_scanned_ns): its
+ * inputs (input_tok 0: none) and its answer. */
+typedef struct sim_prefill_last {
+    int64_t input_tok;
+    uint32_t local, lead_min, by_tier[SIM_N_TIERS];
+    sim_time_t dur_ns;
+} sim_prefill_last_t;
+
 struct sim_prefill_memo {
     sim_prefill_memo_slot_t slot[PLAN_MEMO_SLOTS];
+    sim_prefill_last_t last;
 };
 
 struct sim_prefill_memo *sim_prefill_memo_new(void)
@@ -131,6 +140,13 @@ void sim_prefill_plan(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_
     plan_from(c, node, r, local, by_tier, lead_min, pl);
 }
 
+void sim_prefill_plan_run(const sim_cluster_t *c, int i, const sim_req_t *r, uint32_t local,
+                          const uint32_t by_tier[SIM_N_TIERS], uint32_t lead_min,
+                          sim_prefill_plan_t *pl)
+{
+    plan_from(c, sim_cluster_pool_node(c, i), r, local, by_tier, lead_min, pl);
+}
+
 void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const uint32_t *leads,
                              const uint32_t *lead_min, sim_time_t *out)
 {
@@ -159,6 +175,36 @@ void sim_prefill_predict_all(const sim_cluster_t *c, const sim_req_t *r, const u
         prev_min = lead_min[i];
         prev_by = by_tier;
     }
+}
+
+sim_time_t sim_prefill_predict_scanned_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
+                                          uint32_t lead_blocks)
+{
+    /* The scan's answer is sim_kvpool_prefix's (both read the same walk
+     * of r's blocks, and nothing moved since). The plan is a function of
+     * (input, own run, its blocks per tier, lead_blocks), save that an
+     * own run that is the lead and covers more than the input also reads
+     * its last block's tier (plan_from): so one like the last prediction,
+     * and not such a run, has its duration (the candidates of one
+     * placement mostly hold alike). */
+    int node = sim_cluster_pool_node(c, i);
+    uint32_t by_tier[SIM_N_TIERS] = {0};
+    uint32_t local = c->pool ? sim_kvpool_scan_node(c->pool, node, by_tier) : 0;
+    sim_prefill_last_t *m = &sim_pd(c)->plan_memo->last;
+    int reuse = lead_blocks > local || (int64_t)local * TRACE_BLOCK_TOK <= r->input_tok;
+    if (reuse && m->input_tok == r->input_tok && m->local == local &&
+        m->lead_min == lead_blocks && memcmp(m->by_tier, by_tier, sizeof by_tier) == 0)
+        return m->dur_ns;
+    sim_prefill_plan_t pl;
+    plan_from(c, node, r, local, by_tier, lead_blocks, &pl);
+    if (reuse) {
+        m->input_tok = r->input_tok;
+        m->local = local;
+        m->lead_min = lead_blocks;
+        memcpy(m->by_tier, by_tier, sizeof by_tier);
+        m->dur_ns = pl.dur_ns;
+    }
+    return pl.dur_ns;
 }
 
 sim_time_t sim_prefill_predict_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
