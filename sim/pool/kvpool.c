@@ -111,6 +111,7 @@ struct sim_kvpool {
     const sim_evict_ops_t *policy;
     const sim_evict_order_t *own; /* the policy's own order, or NULL (a priority) */
     int recency;                  /* policy->recency_order, read on every order change */
+    int lru;                      /* recency and no order of the policy's own: the runs */
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
     void *own_params;          /* its defaults when none were given, or NULL */
     int n_nodes;
@@ -465,17 +466,38 @@ static int run_for(const sim_kvpool_t *p, uint64_t tick)
     return tick == p->cold_tick ? RUN_COLD : RUN_OLD_COLD;
 }
 
+/* Entry ei joins run k at its tail: its tick is not below the run's top,
+ * so it is the run's newest (run_insert's case without a walk). */
+static inline __attribute__((always_inline)) void run_append(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei, int k)
+{
+    kv_entry_t *x = &p->e[ei];
+    kv_run_t *r = &t->run[k];
+    x->run = (uint8_t)k;
+    r->top = x->tick;
+    x->lprev = r->tail;
+    x->lnext = NONE;
+    if (r->tail == NONE)
+        r->head = ei;
+    else
+        p->e[r->tail].lnext = ei;
+    r->tail = ei;
+}
+
 static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
-    x->run = (uint8_t)run_for(p, x->tick);
-    kv_run_t *r = &t->run[x->run];
+    int k = run_for(p, x->tick);
+    kv_run_t *r = &t->run[k];
+    if (x->tick >= r->top) {
+        run_append(p, t, ei, k);
+        return;
+    }
+    /* Not newer than all: walk back to its place. */
+    x->run = (uint8_t)k;
     uint32_t after = r->tail;
-    if (x->tick < r->top) /* not newer than all: walk back to its place */
-        while (after != NONE && p->e[after].tick > x->tick)
-            after = after == r->head ? NONE : p->e[after].lprev;
-    else
-        r->top = x->tick;
+    while (after != NONE && p->e[after].tick > x->tick)
+        after = after == r->head ? NONE : p->e[after].lprev;
     x->lprev = after;
     if (after == NONE) {
         x->lnext = r->head;
@@ -490,7 +512,8 @@ static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
         r->tail = ei;
 }
 
-static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+static inline __attribute__((always_inline)) void run_remove(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei)
 {
     const kv_entry_t *x = &p->e[ei];
     kv_run_t *r = &t->run[x->run];
@@ -512,10 +535,13 @@ static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
 {
     uint32_t best = NONE;
+    uint64_t best_tick = UINT64_MAX; /* above every tick: the clocks stay below 2^63 */
     for (int k = 0; k < N_RUNS; k++) {
         uint32_t h = t->run[k].head;
-        if (h != NONE && (best == NONE || p->e[h].tick < p->e[best].tick))
+        if (h != NONE && p->e[h].tick < best_tick) {
             best = h;
+            best_tick = p->e[h].tick;
+        }
     }
     return best;
 }
@@ -542,7 +568,7 @@ static inline __attribute__((always_inline)) void order_add(sim_kvpool_t *p, kv_
 }
 
 /* Entry ei leaves its tier's eviction order (pinned, moved or dropped). */
-static void order_del(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void order_del(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     if (!x->ordered)
@@ -690,14 +716,15 @@ static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 
 /* ---- entries ---- */
 
-/* Node's replica of id, or NONE. The chain's head is tried first, wide
- * or not: a node holds a block at most once, so a head on node is its
- * replica (most lookups end there: a block's first replica is where it
- * was last stored). Inlined into every walk. */
-static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p, int node,
-                                                           uint64_t id)
+/* Node's replica of the id whose first replica is head (idx_get's
+ * answer; a walk that may store the block reuses it for its chain), or
+ * NONE. The chain's head is tried first, wide or not: a node holds a
+ * block at most once, so a head on node is its replica (most lookups end
+ * there: a block's first replica is where it was last stored). Inlined
+ * into every walk. */
+static inline __attribute__((always_inline)) uint32_t find_at(const sim_kvpool_t *p, int node,
+                                                              uint32_t head)
 {
-    uint32_t head = idx_get(p, id);
     if (head == NONE)
         return NONE;
     const kv_entry_t *h = &p->e[head];
@@ -711,6 +738,13 @@ static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p
         if (p->e[ei].node == node)
             return ei;
     return NONE;
+}
+
+/* Node's replica of id, or NONE. */
+static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p, int node,
+                                                           uint64_t id)
+{
+    return find_at(p, node, idx_get(p, id));
 }
 
 /* Prefetching for a walk over a request's blocks, a hint only: the
@@ -758,7 +792,7 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
  * over a day slice, against 79% with one list for all nodes), which is
  * fewer lines and pages missed per victim. Which entry holds a block
  * decides nothing: only the memory layout depends on it. */
-static uint32_t entry_new(sim_kvpool_t *p, int node)
+static inline __attribute__((always_inline)) uint32_t entry_new(sim_kvpool_t *p, int node)
 {
     if (p->free_head[node] != NONE) {
         uint32_t ei = p->free_head[node];
@@ -773,11 +807,12 @@ static uint32_t entry_new(sim_kvpool_t *p, int node)
     return (uint32_t)p->n_e++;
 }
 
-/* Link entry ei (id set) at the head of its id's replica chain. */
-static void chain_add(sim_kvpool_t *p, uint32_t ei)
+/* Link entry ei (id set) at the head of its id's replica chain, whose
+ * head is head (idx_get's answer, which the callers hold). */
+static inline __attribute__((always_inline)) void chain_add(sim_kvpool_t *p, uint32_t ei,
+                                                             uint32_t head)
 {
     kv_entry_t *x = &p->e[ei];
-    uint32_t head = idx_get(p, x->id);
     uint32_t n = head == NONE ? 0 : p->e[head].n_rep;
     x->next = head;
     x->prev = NONE;
@@ -905,14 +940,12 @@ static void touch(sim_kvpool_t *p, uint32_t ei)
     }
 }
 
-/* Store a block new to node at position pos; 1 if stored. A cold block
- * (a replica made ahead of use) enters as the least recently and least
- * frequently used. */
-static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold)
+/* A fresh entry for block id at position pos on node, in its replica
+ * chain and no tier yet (store_new's first steps). */
+static inline __attribute__((always_inline)) uint32_t entry_init(sim_kvpool_t *p, int node,
+                                                                 uint64_t id, uint32_t pos,
+                                                                 int cold, uint32_t head)
 {
-    int top = top_tier(p, node);
-    if (top < 0)
-        return 0;
     uint32_t ei = entry_new(p, node);
     kv_entry_t *x = &p->e[ei];
     uint32_t gen = x->gen + 1; /* a recycled entry's old heap nodes stay stale */
@@ -923,11 +956,115 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->freq = cold ? 0 : 1;
     x->tick = cold ? ++p->cold_tick : ++p->tick;
     x->pos = pos;
-    chain_add(p, ei);
+    chain_add(p, ei, head);
+    return ei;
+}
+
+static int store_lru(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold,
+                     uint32_t head);
+static int store_any(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold,
+                     uint32_t head);
+
+/* Store a block new to node at position pos; 1 if stored. head: the
+ * block's first replica (idx_get's answer). A cold block (a replica made
+ * ahead of use) enters as the least recently and least frequently used. */
+static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
+                                                           uint32_t pos, int cold, uint32_t head)
+{
+    if (p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0)
+        return store_lru(p, node, id, pos, cold, head);
+    return store_any(p, node, id, pos, cold, head);
+}
+
+/* store_new's every case. */
+__attribute__((noinline)) static int store_any(sim_kvpool_t *p, int node, uint64_t id,
+                                               uint32_t pos, int cold, uint32_t head)
+{
+    int top = top_tier(p, node);
+    if (top < 0)
+        return 0;
+    uint32_t ei = entry_init(p, node, id, pos, cold, head);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
         entry_drop(p, ei);
         return 0;
+    }
+    p->c.inserts++;
+    return 1;
+}
+
+/* The SSD's part of a DRAM victim v (unpinned, out of DRAM's order)
+ * moving down to s, node's SSD (cap != 0): tier_put(p, v, SIM_TIER_SSD)
+ * step by step, under a recency policy (no order of the policy's own). */
+static inline __attribute__((always_inline)) int demote_lru(sim_kvpool_t *p, int node,
+                                                             kv_tier_t *s, uint32_t v)
+{
+    while (!has_room(s))
+        if (evict_one(p, node, SIM_TIER_SSD) != 0)
+            return -1;
+    kv_entry_t *y = &p->e[v];
+    y->tier = SIM_TIER_SSD;
+    if (y->in_wide)
+        wide_tier(p, v);
+    p->ver++;
+    s->size++;
+    if (y->pins == 0 && s->cap >= 0) { /* order_add */
+        y->ordered = 1;
+        s->n_ordered++;
+        int k = run_for(p, y->tick);
+        if (y->tick >= s->run[k].top) /* run_insert's append, inline */
+            run_append(p, s, v, k);
+        else
+            run_insert(p, s, v);
+    }
+    return 0;
+}
+
+/* store_new under a recency policy into a node with DRAM (its top tier),
+ * the calls it makes laid out in one path, each step in the same order
+ * with the same effect: the entry made and chained, then DRAM's victims,
+ * each (evict_one) taken out of its run and moved to the SSD (demote_lru)
+ * or dropped, then the entry put in DRAM and its order. The entry holds
+ * the clock's newest tick of its kind (the real clock's, or the cold
+ * one's for a cold replica) and nothing between its tick and its append
+ * moves either clock, so run_insert would append it to FRESH or COLD:
+ * run_append does so directly. */
+__attribute__((noinline)) static int store_lru(sim_kvpool_t *p, int node, uint64_t id,
+                                               uint32_t pos, int cold, uint32_t head)
+{
+    kv_tier_t *t = &p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM];
+    uint32_t ei = entry_init(p, node, id, pos, cold, head);
+    while (!has_room(t)) {
+        uint32_t v = run_min(p, t); /* order_victim, then evict_one */
+        if (v == NONE) {
+            p->c.rejected++;
+            entry_drop(p, ei);
+            return 0;
+        }
+        kv_entry_t *y = &p->e[v];
+        y->ordered = 0;
+        t->n_ordered--;
+        run_remove(p, t, v);
+        t->size--;
+        p->c.evictions++;
+        kv_tier_t *s = t + 1;
+        if (s->cap != 0 && demote_lru(p, node, s, v) == 0) {
+            p->c.demotions++;
+        } else {
+            p->c.drops++;
+            entry_drop(p, v);
+        }
+    }
+    kv_entry_t *x = &p->e[ei];
+    x->tier = SIM_TIER_DRAM;
+    if (x->in_wide)
+        wide_tier(p, ei);
+    p->ver++;
+    t->size++;
+    if (t->cap >= 0) { /* order_add: the entry is new, unpinned and not ordered */
+        x->ordered = 1;
+        t->n_ordered++;
+        run_append(p, t, ei, cold ? RUN_COLD : RUN_FRESH);
     }
     p->c.inserts++;
     return 1;
@@ -961,6 +1098,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     p->policy = policy;
     p->own = policy->order;
     p->recency = policy->recency_order;
+    p->lru = p->recency && !p->own;
     if (!policy_params && policy->params) {
         p->own_params = sim_xcalloc(1, policy->params->size ? policy->params->size : 1,
                                     "kvpool policy parameters");
@@ -1102,10 +1240,11 @@ static uint32_t access_from(sim_kvpool_t *p, int node, const uint64_t *blocks, u
     int run = 1;
     for (uint32_t k = from; k < n; k++) {
         walk_ahead(p, node, blocks, k, n);
-        uint32_t ei = find(p, node, blocks[k]);
+        uint32_t head = idx_get(p, blocks[k]);
+        uint32_t ei = find_at(p, node, head);
         if (ei == NONE) {
             run = 0;
-            store_new(p, node, blocks[k], k, 0);
+            store_new(p, node, blocks[k], k, 0, head);
         } else {
             lead += (uint32_t)run;
             touch(p, ei);
@@ -1208,13 +1347,14 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
 {
     uint32_t made = 0;
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t ei = find(p, dst, blocks[k]);
+        uint32_t head = idx_get(p, blocks[k]);
+        uint32_t ei = find_at(p, dst, head);
         if (ei != NONE) {
             if (!cold) {
                 touch(p, ei);
                 promote(p, ei);
             }
-        } else if (store_new(p, dst, blocks[k], k, cold)) {
+        } else if (store_new(p, dst, blocks[k], k, cold, head)) {
             made++;
         }
     }
