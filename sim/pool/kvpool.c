@@ -484,16 +484,26 @@ static inline __attribute__((always_inline)) void run_append(sim_kvpool_t *p, kv
     r->tail = ei;
 }
 
-static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+static void run_walk(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei, int k);
+
+/* Entry ei joins its run in tick order: appended when it is the newest
+ * (the common case, inline), else walked back to its place (run_walk). */
+static inline __attribute__((always_inline)) void run_insert(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     int k = run_for(p, x->tick);
-    kv_run_t *r = &t->run[k];
-    if (x->tick >= r->top) {
+    if (x->tick >= t->run[k].top)
         run_append(p, t, ei, k);
-        return;
-    }
-    /* Not newer than all: walk back to its place. */
+    else
+        run_walk(p, t, ei, k);
+}
+
+/* run_insert's walk: entry ei is not newer than all of run k. */
+__attribute__((noinline)) static void run_walk(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei, int k)
+{
+    kv_entry_t *x = &p->e[ei];
+    kv_run_t *r = &t->run[k];
     x->run = (uint8_t)k;
     uint32_t after = r->tail;
     while (after != NONE && p->e[after].tick > x->tick)
@@ -923,7 +933,7 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
     return 0;
 }
 
-static void touch(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void touch(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     x->freq++;
@@ -934,7 +944,14 @@ static void touch(sim_kvpool_t *p, uint32_t ei)
             p->own->on_hit(t->own, ei);
         return;
     }
-    if (x->ordered) {
+    if (x->ordered && p->recency) {
+        /* order_del then order_add, which leave it ordered and the
+         * tier's count as they were: out of its run, and in at FRESH's
+         * tail (its tick is the clock's, the newest; run_insert). */
+        kv_tier_t *t = tier_of(p, x->node, x->tier);
+        run_remove(p, t, ei);
+        run_append(p, t, ei, RUN_FRESH);
+    } else if (x->ordered) {
         order_del(p, ei);
         order_add(p, tier_of(p, x->node, x->tier), ei);
     }
@@ -960,23 +977,7 @@ static inline __attribute__((always_inline)) uint32_t entry_init(sim_kvpool_t *p
     return ei;
 }
 
-static int store_lru(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold,
-                     uint32_t head);
-static int store_any(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold,
-                     uint32_t head);
-
-/* Store a block new to node at position pos; 1 if stored. head: the
- * block's first replica (idx_get's answer). A cold block (a replica made
- * ahead of use) enters as the least recently and least frequently used. */
-static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
-                                                           uint32_t pos, int cold, uint32_t head)
-{
-    if (p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0)
-        return store_lru(p, node, id, pos, cold, head);
-    return store_any(p, node, id, pos, cold, head);
-}
-
-/* store_new's every case. */
+/* store_new's every case (below). */
 __attribute__((noinline)) static int store_any(sim_kvpool_t *p, int node, uint64_t id,
                                                uint32_t pos, int cold, uint32_t head)
 {
@@ -1011,11 +1012,7 @@ static inline __attribute__((always_inline)) int demote_lru(sim_kvpool_t *p, int
     if (y->pins == 0 && s->cap >= 0) { /* order_add */
         y->ordered = 1;
         s->n_ordered++;
-        int k = run_for(p, y->tick);
-        if (y->tick >= s->run[k].top) /* run_insert's append, inline */
-            run_append(p, s, v, k);
-        else
-            run_insert(p, s, v);
+        run_insert(p, s, v);
     }
     return 0;
 }
@@ -1029,8 +1026,9 @@ static inline __attribute__((always_inline)) int demote_lru(sim_kvpool_t *p, int
  * one's for a cold replica) and nothing between its tick and its append
  * moves either clock, so run_insert would append it to FRESH or COLD:
  * run_append does so directly. */
-__attribute__((noinline)) static int store_lru(sim_kvpool_t *p, int node, uint64_t id,
-                                               uint32_t pos, int cold, uint32_t head)
+static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int node,
+                                                           uint64_t id, uint32_t pos, int cold,
+                                                           uint32_t head)
 {
     kv_tier_t *t = &p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM];
     uint32_t ei = entry_init(p, node, id, pos, cold, head);
@@ -1070,12 +1068,32 @@ __attribute__((noinline)) static int store_lru(sim_kvpool_t *p, int node, uint64
     return 1;
 }
 
+/* Store a block new to node at position pos; 1 if stored. head: the
+ * block's first replica (idx_get's answer). A cold block (a replica made
+ * ahead of use) enters as the least recently and least frequently used. */
+static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
+                                                           uint32_t pos, int cold, uint32_t head)
+{
+    if (p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0)
+        return store_lru(p, node, id, pos, cold, head);
+    return store_any(p, node, id, pos, cold, head);
+}
+
+static void promote_up(sim_kvpool_t *p, uint32_t ei);
+
 /* Move a block on SSD up to DRAM on reuse. */
-static void promote(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void promote(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     if (x->tier != SIM_TIER_SSD || tier_of(p, x->node, SIM_TIER_DRAM)->cap == 0)
         return;
+    promote_up(p, ei);
+}
+
+/* promote's move, for a block on SSD of a node with DRAM. */
+__attribute__((noinline)) static void promote_up(sim_kvpool_t *p, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
     order_del(p, ei);
     kv_tier_t *ssd = tier_of(p, x->node, SIM_TIER_SSD);
     if (ssd->own)
@@ -1262,7 +1280,8 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
 /* Entry ei on node, whose last pin was just released, goes back in its
  * tier's eviction order: in use until now, it is as recent as its
  * release. */
-static void unpinned(sim_kvpool_t *p, int node, uint32_t ei)
+static inline __attribute__((always_inline)) void unpinned(sim_kvpool_t *p, int node,
+                                                            uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     x->tick = ++p->tick;
