@@ -88,7 +88,10 @@ typedef struct kv_tier {
     kv_hnode_t *heap;
     size_t n_heap, cap_heap;
     void *own; /* a policy's own order (bounded tiers only), else NULL */
+    uint64_t pad; /* to 128 bytes: tier_of indexes with a shift, not a multiply */
 } kv_tier_t;
+
+_Static_assert(sizeof(kv_tier_t) == 128, "a tier is 128 bytes");
 
 /* sim_kvpool_prefix_all's last answer, kept for sim_kvpool_prefix: valid
  * while the pool's holdings are those of version ver. */
@@ -385,6 +388,17 @@ static inline void rep_count(sim_kvpool_t *p, uint32_t from, uint32_t to)
     else if (from == p->rep_max)
         while (p->rep_max > 0 && p->rep_hist[p->rep_max] == 0) /* amortized O(1) */
             p->rep_max--;
+}
+
+/* rep_count(p, n, n + 1), folded: n + 1 is above rep_max or was n's successor. */
+static inline __attribute__((always_inline)) void rep_count_up(sim_kvpool_t *p, uint32_t n)
+{
+    if (n > 0)
+        p->rep_hist[n]--;
+    p->rep_hist[n + 1]++;
+    p->n_multi += n == 1;
+    if (n + 1 > p->rep_max)
+        p->rep_max = n + 1;
 }
 
 /* ---- lazy min-heap by (key, id) ----
@@ -817,25 +831,28 @@ static inline __attribute__((always_inline)) uint32_t entry_new(sim_kvpool_t *p,
     return (uint32_t)p->n_e++;
 }
 
-/* Link entry ei (id set) at the head of its id's replica chain, whose
- * head is head (idx_get's answer, which the callers hold). */
+/* Link entry ei (id set, its links and flags zero) at the head of its
+ * id's replica chain, whose head is head (idx_get's answer, which the
+ * callers hold). */
 static inline __attribute__((always_inline)) void chain_add(sim_kvpool_t *p, uint32_t ei,
                                                              uint32_t head)
 {
     kv_entry_t *x = &p->e[ei];
-    uint32_t n = head == NONE ? 0 : p->e[head].n_rep;
+    uint32_t n = 0, wide = NONE;
+    if (head != NONE) {
+        n = p->e[head].n_rep;
+        wide = p->e[head].wide;
+        p->e[head].prev = ei;
+    }
     x->next = head;
     x->prev = NONE;
     x->n_rep = n + 1;
-    x->wide = head == NONE ? NONE : p->e[head].wide;
-    x->in_wide = 0;
-    if (head != NONE)
-        p->e[head].prev = ei;
+    x->wide = wide;
     p->n_entries++;
-    rep_count(p, n, n + 1);
+    rep_count_up(p, n);
     idx_set(p, x->id, head, ei);
-    if (x->wide != NONE)
-        wide_add(p, x->wide, ei);
+    if (wide != NONE)
+        wide_add(p, wide, ei);
     else if (n + 1 >= WIDE_ON)
         wide_make(p, ei);
 }
@@ -1460,7 +1477,8 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
 
 /* Block k of the walk is on node nd in tier: when nd's run is k long it
  * grows (a node of the common set is listed first). 1 when it grew. */
-static int run_grows(kv_memo_t *m, uint32_t nd, uint32_t tier, uint32_t k)
+static inline __attribute__((always_inline)) int run_grows(kv_memo_t *m, uint32_t nd,
+                                                            uint32_t tier, uint32_t k)
 {
     static const uint32_t zero[SIM_N_TIERS];
     if (memo_len(m, nd) != k)
