@@ -570,6 +570,18 @@ static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
     return best;
 }
 
+/* run_min of a DRAM tier under a recency policy. DRAM only ever receives
+ * FRESH and COLD entries (the runs' comment above: a block enters DRAM
+ * stored, touched, released, or promoted right after its touch), which
+ * sim_kvpool_check asserts (its OLD runs empty); and every cold tick is
+ * below every real one (TICK0). So the smallest tick is COLD's head when
+ * it has one, else FRESH's. */
+static inline __attribute__((always_inline)) uint32_t dram_min(const kv_tier_t *t)
+{
+    uint32_t v = t->run[RUN_COLD].head;
+    return v != NONE ? v : t->run[RUN_FRESH].head;
+}
+
 /* ---- eviction order: runs, heap or the policy's own, behind three calls ----
  * A policy's own order also hears of a block entering a tier, being used
  * and leaving it other than as a victim (tier_put, touch, promote). */
@@ -589,6 +601,24 @@ static inline __attribute__((always_inline)) void order_add(sim_kvpool_t *p, kv_
         run_insert(p, t, ei);
     else
         heap_push(p, t, ei);
+}
+
+/* order_add for an entry whose tick is the clock's, just taken (a touch
+ * or a release): under a recency policy run_insert would append it to
+ * FRESH (run_for; no tick is above the clock), so it does so directly. */
+static inline __attribute__((always_inline)) void order_add_fresh(sim_kvpool_t *p, kv_tier_t *t,
+                                                                   uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    if (!p->lru) {
+        order_add(p, t, ei);
+        return;
+    }
+    if (t->cap < 0 || x->ordered)
+        return;
+    x->ordered = 1;
+    t->n_ordered++;
+    run_append(p, t, ei, RUN_FRESH);
 }
 
 /* Entry ei leaves its tier's eviction order (pinned, moved or dropped). */
@@ -1049,8 +1079,9 @@ static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int 
 {
     kv_tier_t *t = &p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM];
     uint32_t ei = entry_init(p, node, id, pos, cold, head);
-    while (!has_room(t)) {
-        uint32_t v = run_min(p, t); /* order_victim, then evict_one */
+    int64_t cap = t->cap; /* fixed but by sim_kvpool_set_capacity */
+    while (cap >= 0 && t->size >= cap) { /* !has_room */
+        uint32_t v = dram_min(t); /* order_victim, then evict_one */
         if (v == NONE) {
             p->c.rejected++;
             entry_drop(p, ei);
@@ -1268,7 +1299,7 @@ static uint32_t access_from(sim_kvpool_t *p, int node, const uint64_t *blocks, u
         uint32_t ei = held[k];
         touch(p, ei);
         if (p->e[ei].pins == 0) /* nothing if touch put it back */
-            order_add(p, tier_of(p, node, p->e[ei].tier), ei);
+            order_add_fresh(p, tier_of(p, node, p->e[ei].tier), ei);
         promote(p, ei);
     }
     uint32_t lead = from;
@@ -1302,7 +1333,7 @@ static inline __attribute__((always_inline)) void unpinned(sim_kvpool_t *p, int 
 {
     kv_entry_t *x = &p->e[ei];
     x->tick = ++p->tick;
-    order_add(p, tier_of(p, node, x->tier), ei);
+    order_add_fresh(p, tier_of(p, node, x->tier), ei);
 }
 
 /* One walk finds the pinned blocks and the access reuses what it found.
@@ -1638,6 +1669,9 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
     if (p->own)
         return tr->own ? p->own->check(tr->own, tr->n_ordered) : -(tr->n_ordered != 0);
     if (p->recency) {
+        if (p->lru && t == SIM_TIER_DRAM &&
+            (tr->run[RUN_OLD].head != NONE || tr->run[RUN_OLD_COLD].head != NONE))
+            return -1; /* dram_min reads FRESH and COLD only */
         for (int k = 0; k < N_RUNS; k++) {
             uint32_t prev = NONE;
             uint64_t last_tick = 0;
