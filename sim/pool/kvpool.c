@@ -195,10 +195,14 @@ static inline __attribute__((always_inline)) uint32_t dense_at(const sim_kvpool_
     return p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] - 1;
 }
 
+/* n_dense is 0 unless dense (dense_free_pages), so one compare finds
+ * the common case, a dense id the pages cover. */
 static inline __attribute__((always_inline)) uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
+    if (id < p->n_dense)
+        return dense_at(p, id);
     if (p->dense)
-        return id < p->n_dense ? dense_at(p, id) : NONE;
+        return NONE;
     const uint32_t *h = sim_hmap_get(&p->index, id);
     return h ? *h : NONE;
 }
@@ -328,7 +332,7 @@ static inline void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t 
     /* The common case, on its own: a dense id on an allocated page gets
      * an entry. No bound can break (the page exists, the id is in the
      * pages' reach) and no page is made or freed. */
-    if (p->dense && ei != NONE && id < p->n_dense && id < DENSE_MAX_ID) {
+    if (ei != NONE && id < p->n_dense && id < DENSE_MAX_ID) { /* dense: n_dense > 0 */
         size_t pg = (size_t)(id >> PAGE_BITS);
         uint32_t *page = p->dense_page[pg];
         if (page != zero_page) {
@@ -341,7 +345,7 @@ static inline void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t 
         }
     }
     /* The same for an id leaving a page that keeps other live ids. */
-    if (p->dense && ei == NONE && old != NONE && id < p->n_dense &&
+    if (ei == NONE && old != NONE && id < p->n_dense &&
         p->page_live[id >> PAGE_BITS] > 1) {
         p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] = 0; /* NONE + 1 */
         p->page_live[id >> PAGE_BITS]--;
