@@ -1120,13 +1120,22 @@ static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int 
     return 1;
 }
 
-/* Store a block new to node at position pos; 1 if stored. head: the
- * block's first replica (idx_get's answer). A cold block (a replica made
- * ahead of use) enters as the least recently and least frequently used. */
-static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
-                                                           uint32_t pos, int cold, uint32_t head)
+/* Whether store_new takes store_lru's path on node: read once per walk
+ * (no store changes a policy or a capacity). */
+static inline __attribute__((always_inline)) int stores_lru(const sim_kvpool_t *p, int node)
 {
-    if (p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0)
+    return p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0;
+}
+
+/* Store a block new to node at position pos; 1 if stored. head: the
+ * block's first replica (idx_get's answer); lru: stores_lru(p, node). A
+ * cold block (a replica made ahead of use) enters as the least recently
+ * and least frequently used. */
+static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
+                                                           uint32_t pos, int cold, uint32_t head,
+                                                           int lru)
+{
+    if (lru)
         return store_lru(p, node, id, pos, cold, head);
     return store_any(p, node, id, pos, cold, head);
 }
@@ -1235,9 +1244,6 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p);
 }
 
-/* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
- * depends only on blocks[0..L] (held, then the first block not held), so
- * those ids must match; O(L) compares instead of L replica-chain walks. */
 /* Node nd's run, as the last walk left it: its own (listed) when it has
  * one, else the common run when it is in the common set, else none. */
 static uint32_t memo_len(const kv_memo_t *m, uint32_t nd)
@@ -1255,24 +1261,28 @@ static const uint32_t *memo_by(const kv_memo_t *m, uint32_t nd)
     return m->alive[nd / 64] >> (nd % 64) & 1 ? m->common_by : none;
 }
 
-static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+/* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
+ * depends only on blocks[0..L] (held, then the first block not held), so
+ * those ids must match; O(L) compares instead of L replica-chain walks.
+ * *len: L, when it does. */
+static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                        uint32_t *len)
 {
     const kv_memo_t *m = &p->memo;
     if (m->ver != p->ver || m->n != n)
         return 0;
-    uint32_t len = memo_len(m, (uint32_t)node);
-    uint32_t k = len < n ? len + 1 : n;
+    *len = memo_len(m, (uint32_t)node);
+    uint32_t k = *len < n ? *len + 1 : n;
     return k == 0 || memcmp(blocks, m->ids, (size_t)k * sizeof *blocks) == 0;
 }
 
-uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
-                           uint32_t by_tier[SIM_N_TIERS])
+/* sim_kvpool_prefix's walk, when the memo does not answer: out of line,
+ * so that the memo's answer (most calls) pays for no registers the walk
+ * needs. */
+__attribute__((noinline)) static uint32_t prefix_walk(const sim_kvpool_t *p, int node,
+                                                      const uint64_t *blocks, uint32_t n,
+                                                      uint32_t by_tier[SIM_N_TIERS])
 {
-    if (memo_answers(p, node, blocks, n)) {
-        if (by_tier)
-            memcpy(by_tier, memo_by(&p->memo, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
-        return memo_len(&p->memo, (uint32_t)node);
-    }
     if (by_tier)
         memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
     uint32_t k = 0;
@@ -1284,6 +1294,17 @@ uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *bloc
             by_tier[p->e[ei].tier]++;
     }
     return k;
+}
+
+uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                           uint32_t by_tier[SIM_N_TIERS])
+{
+    uint32_t len;
+    if (!memo_answers(p, node, blocks, n, &len))
+        return prefix_walk(p, node, blocks, n, by_tier);
+    if (by_tier)
+        memcpy(by_tier, memo_by(&p->memo, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
+    return len;
 }
 
 int sim_kvpool_tier_of(const sim_kvpool_t *p, int node, uint64_t id)
@@ -1307,14 +1328,14 @@ static uint32_t access_from(sim_kvpool_t *p, int node, const uint64_t *blocks, u
         promote(p, ei);
     }
     uint32_t lead = from;
-    int run = 1;
+    int run = 1, lru = stores_lru(p, node);
     for (uint32_t k = from; k < n; k++) {
         walk_ahead(p, node, blocks, k, n);
         uint32_t head = idx_get(p, blocks[k]);
         uint32_t ei = find_at(p, node, head);
         if (ei == NONE) {
             run = 0;
-            store_new(p, node, blocks[k], k, 0, head);
+            store_new(p, node, blocks[k], k, 0, head, lru);
         } else {
             lead += (uint32_t)run;
             touch(p, ei);
@@ -1417,6 +1438,7 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
                               int cold)
 {
     uint32_t made = 0;
+    int lru = stores_lru(p, dst);
     for (uint32_t k = 0; k < n; k++) {
         uint32_t head = idx_get(p, blocks[k]);
         uint32_t ei = find_at(p, dst, head);
@@ -1425,7 +1447,7 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
                 touch(p, ei);
                 promote(p, ei);
             }
-        } else if (store_new(p, dst, blocks[k], k, cold, head)) {
+        } else if (store_new(p, dst, blocks[k], k, cold, head, lru)) {
             made++;
         }
     }
