@@ -88,7 +88,10 @@ typedef struct kv_tier {
     kv_hnode_t *heap;
     size_t n_heap, cap_heap;
     void *own; /* a policy's own order (bounded tiers only), else NULL */
+    uint64_t pad; /* to 128 bytes: tier_of indexes with a shift, not a multiply */
 } kv_tier_t;
+
+_Static_assert(sizeof(kv_tier_t) == 128, "a tier is 128 bytes");
 
 /* sim_kvpool_prefix_all's last answer, kept for sim_kvpool_prefix: valid
  * while the pool's holdings are those of version ver. */
@@ -111,6 +114,7 @@ struct sim_kvpool {
     const sim_evict_ops_t *policy;
     const sim_evict_order_t *own; /* the policy's own order, or NULL (a priority) */
     int recency;                  /* policy->recency_order, read on every order change */
+    int lru;                      /* recency and no order of the policy's own: the runs */
     const void *policy_params; /* the policy's filled parameter struct, or NULL */
     void *own_params;          /* its defaults when none were given, or NULL */
     int n_nodes;
@@ -191,10 +195,14 @@ static inline __attribute__((always_inline)) uint32_t dense_at(const sim_kvpool_
     return p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] - 1;
 }
 
+/* n_dense is 0 unless dense (dense_free_pages), so one compare finds
+ * the common case, a dense id the pages cover. */
 static inline __attribute__((always_inline)) uint32_t idx_get(const sim_kvpool_t *p, uint64_t id)
 {
+    if (id < p->n_dense)
+        return dense_at(p, id);
     if (p->dense)
-        return id < p->n_dense ? dense_at(p, id) : NONE;
+        return NONE;
     const uint32_t *h = sim_hmap_get(&p->index, id);
     return h ? *h : NONE;
 }
@@ -324,7 +332,7 @@ static inline void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t 
     /* The common case, on its own: a dense id on an allocated page gets
      * an entry. No bound can break (the page exists, the id is in the
      * pages' reach) and no page is made or freed. */
-    if (p->dense && ei != NONE && id < p->n_dense && id < DENSE_MAX_ID) {
+    if (ei != NONE && id < p->n_dense && id < DENSE_MAX_ID) { /* dense: n_dense > 0 */
         size_t pg = (size_t)(id >> PAGE_BITS);
         uint32_t *page = p->dense_page[pg];
         if (page != zero_page) {
@@ -337,7 +345,7 @@ static inline void idx_set(sim_kvpool_t *p, uint64_t id, uint32_t old, uint32_t 
         }
     }
     /* The same for an id leaving a page that keeps other live ids. */
-    if (p->dense && ei == NONE && old != NONE && id < p->n_dense &&
+    if (ei == NONE && old != NONE && id < p->n_dense &&
         p->page_live[id >> PAGE_BITS] > 1) {
         p->dense_page[id >> PAGE_BITS][id & PAGE_MASK] = 0; /* NONE + 1 */
         p->page_live[id >> PAGE_BITS]--;
@@ -384,6 +392,17 @@ static inline void rep_count(sim_kvpool_t *p, uint32_t from, uint32_t to)
     else if (from == p->rep_max)
         while (p->rep_max > 0 && p->rep_hist[p->rep_max] == 0) /* amortized O(1) */
             p->rep_max--;
+}
+
+/* rep_count(p, n, n + 1), folded: n + 1 is above rep_max or was n's successor. */
+static inline __attribute__((always_inline)) void rep_count_up(sim_kvpool_t *p, uint32_t n)
+{
+    if (n > 0)
+        p->rep_hist[n]--;
+    p->rep_hist[n + 1]++;
+    p->n_multi += n == 1;
+    if (n + 1 > p->rep_max)
+        p->rep_max = n + 1;
 }
 
 /* ---- lazy min-heap by (key, id) ----
@@ -465,17 +484,48 @@ static int run_for(const sim_kvpool_t *p, uint64_t tick)
     return tick == p->cold_tick ? RUN_COLD : RUN_OLD_COLD;
 }
 
-static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+/* Entry ei joins run k at its tail: its tick is not below the run's top,
+ * so it is the run's newest (run_insert's case without a walk). */
+static inline __attribute__((always_inline)) void run_append(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei, int k)
 {
     kv_entry_t *x = &p->e[ei];
-    x->run = (uint8_t)run_for(p, x->tick);
-    kv_run_t *r = &t->run[x->run];
-    uint32_t after = r->tail;
-    if (x->tick < r->top) /* not newer than all: walk back to its place */
-        while (after != NONE && p->e[after].tick > x->tick)
-            after = after == r->head ? NONE : p->e[after].lprev;
+    kv_run_t *r = &t->run[k];
+    x->run = (uint8_t)k;
+    r->top = x->tick;
+    x->lprev = r->tail;
+    x->lnext = NONE;
+    if (r->tail == NONE)
+        r->head = ei;
     else
-        r->top = x->tick;
+        p->e[r->tail].lnext = ei;
+    r->tail = ei;
+}
+
+static void run_walk(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei, int k);
+
+/* Entry ei joins its run in tick order: appended when it is the newest
+ * (the common case, inline), else walked back to its place (run_walk). */
+static inline __attribute__((always_inline)) void run_insert(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    int k = run_for(p, x->tick);
+    if (x->tick >= t->run[k].top)
+        run_append(p, t, ei, k);
+    else
+        run_walk(p, t, ei, k);
+}
+
+/* run_insert's walk: entry ei is not newer than all of run k. */
+__attribute__((noinline)) static void run_walk(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei, int k)
+{
+    kv_entry_t *x = &p->e[ei];
+    kv_run_t *r = &t->run[k];
+    x->run = (uint8_t)k;
+    uint32_t after = r->tail;
+    while (after != NONE && p->e[after].tick > x->tick)
+        after = after == r->head ? NONE : p->e[after].lprev;
     x->lprev = after;
     if (after == NONE) {
         x->lnext = r->head;
@@ -490,7 +540,8 @@ static void run_insert(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
         r->tail = ei;
 }
 
-static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
+static inline __attribute__((always_inline)) void run_remove(sim_kvpool_t *p, kv_tier_t *t,
+                                                              uint32_t ei)
 {
     const kv_entry_t *x = &p->e[ei];
     kv_run_t *r = &t->run[x->run];
@@ -512,12 +563,27 @@ static void run_remove(sim_kvpool_t *p, kv_tier_t *t, uint32_t ei)
 static uint32_t run_min(const sim_kvpool_t *p, const kv_tier_t *t)
 {
     uint32_t best = NONE;
+    uint64_t best_tick = UINT64_MAX; /* above every tick: the clocks stay below 2^63 */
     for (int k = 0; k < N_RUNS; k++) {
         uint32_t h = t->run[k].head;
-        if (h != NONE && (best == NONE || p->e[h].tick < p->e[best].tick))
+        if (h != NONE && p->e[h].tick < best_tick) {
             best = h;
+            best_tick = p->e[h].tick;
+        }
     }
     return best;
+}
+
+/* run_min of a DRAM tier under a recency policy. DRAM only ever receives
+ * FRESH and COLD entries (the runs' comment above: a block enters DRAM
+ * stored, touched, released, or promoted right after its touch), which
+ * sim_kvpool_check asserts (its OLD runs empty); and every cold tick is
+ * below every real one (TICK0). So the smallest tick is COLD's head when
+ * it has one, else FRESH's. */
+static inline __attribute__((always_inline)) uint32_t dram_min(const kv_tier_t *t)
+{
+    uint32_t v = t->run[RUN_COLD].head;
+    return v != NONE ? v : t->run[RUN_FRESH].head;
 }
 
 /* ---- eviction order: runs, heap or the policy's own, behind three calls ----
@@ -541,8 +607,26 @@ static inline __attribute__((always_inline)) void order_add(sim_kvpool_t *p, kv_
         heap_push(p, t, ei);
 }
 
+/* order_add for an entry whose tick is the clock's, just taken (a touch
+ * or a release): under a recency policy run_insert would append it to
+ * FRESH (run_for; no tick is above the clock), so it does so directly. */
+static inline __attribute__((always_inline)) void order_add_fresh(sim_kvpool_t *p, kv_tier_t *t,
+                                                                   uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
+    if (!p->lru) {
+        order_add(p, t, ei);
+        return;
+    }
+    if (t->cap < 0 || x->ordered)
+        return;
+    x->ordered = 1;
+    t->n_ordered++;
+    run_append(p, t, ei, RUN_FRESH);
+}
+
 /* Entry ei leaves its tier's eviction order (pinned, moved or dropped). */
-static void order_del(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void order_del(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     if (!x->ordered)
@@ -690,14 +774,15 @@ static void wide_tier(sim_kvpool_t *p, uint32_t ei)
 
 /* ---- entries ---- */
 
-/* Node's replica of id, or NONE. The chain's head is tried first, wide
- * or not: a node holds a block at most once, so a head on node is its
- * replica (most lookups end there: a block's first replica is where it
- * was last stored). Inlined into every walk. */
-static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p, int node,
-                                                           uint64_t id)
+/* Node's replica of the id whose first replica is head (idx_get's
+ * answer; a walk that may store the block reuses it for its chain), or
+ * NONE. The chain's head is tried first, wide or not: a node holds a
+ * block at most once, so a head on node is its replica (most lookups end
+ * there: a block's first replica is where it was last stored). Inlined
+ * into every walk. */
+static inline __attribute__((always_inline)) uint32_t find_at(const sim_kvpool_t *p, int node,
+                                                              uint32_t head)
 {
-    uint32_t head = idx_get(p, id);
     if (head == NONE)
         return NONE;
     const kv_entry_t *h = &p->e[head];
@@ -711,6 +796,13 @@ static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p
         if (p->e[ei].node == node)
             return ei;
     return NONE;
+}
+
+/* Node's replica of id, or NONE. */
+static inline __attribute__((always_inline)) uint32_t find(const sim_kvpool_t *p, int node,
+                                                           uint64_t id)
+{
+    return find_at(p, node, idx_get(p, id));
 }
 
 /* Prefetching for a walk over a request's blocks, a hint only: the
@@ -758,7 +850,7 @@ static void walk_ahead(const sim_kvpool_t *p, int node, const uint64_t *blocks, 
  * over a day slice, against 79% with one list for all nodes), which is
  * fewer lines and pages missed per victim. Which entry holds a block
  * decides nothing: only the memory layout depends on it. */
-static uint32_t entry_new(sim_kvpool_t *p, int node)
+static inline __attribute__((always_inline)) uint32_t entry_new(sim_kvpool_t *p, int node)
 {
     if (p->free_head[node] != NONE) {
         uint32_t ei = p->free_head[node];
@@ -773,24 +865,28 @@ static uint32_t entry_new(sim_kvpool_t *p, int node)
     return (uint32_t)p->n_e++;
 }
 
-/* Link entry ei (id set) at the head of its id's replica chain. */
-static void chain_add(sim_kvpool_t *p, uint32_t ei)
+/* Link entry ei (id set, its links and flags zero) at the head of its
+ * id's replica chain, whose head is head (idx_get's answer, which the
+ * callers hold). */
+static inline __attribute__((always_inline)) void chain_add(sim_kvpool_t *p, uint32_t ei,
+                                                             uint32_t head)
 {
     kv_entry_t *x = &p->e[ei];
-    uint32_t head = idx_get(p, x->id);
-    uint32_t n = head == NONE ? 0 : p->e[head].n_rep;
+    uint32_t n = 0, wide = NONE;
+    if (head != NONE) {
+        n = p->e[head].n_rep;
+        wide = p->e[head].wide;
+        p->e[head].prev = ei;
+    }
     x->next = head;
     x->prev = NONE;
     x->n_rep = n + 1;
-    x->wide = head == NONE ? NONE : p->e[head].wide;
-    x->in_wide = 0;
-    if (head != NONE)
-        p->e[head].prev = ei;
+    x->wide = wide;
     p->n_entries++;
-    rep_count(p, n, n + 1);
+    rep_count_up(p, n);
     idx_set(p, x->id, head, ei);
-    if (x->wide != NONE)
-        wide_add(p, x->wide, ei);
+    if (wide != NONE)
+        wide_add(p, wide, ei);
     else if (n + 1 >= WIDE_ON)
         wide_make(p, ei);
 }
@@ -888,7 +984,7 @@ static int tier_put(sim_kvpool_t *p, uint32_t ei, int tier)
     return 0;
 }
 
-static void touch(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void touch(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     x->freq++;
@@ -899,20 +995,25 @@ static void touch(sim_kvpool_t *p, uint32_t ei)
             p->own->on_hit(t->own, ei);
         return;
     }
-    if (x->ordered) {
+    if (x->ordered && p->recency) {
+        /* order_del then order_add, which leave it ordered and the
+         * tier's count as they were: out of its run, and in at FRESH's
+         * tail (its tick is the clock's, the newest; run_insert). */
+        kv_tier_t *t = tier_of(p, x->node, x->tier);
+        run_remove(p, t, ei);
+        run_append(p, t, ei, RUN_FRESH);
+    } else if (x->ordered) {
         order_del(p, ei);
         order_add(p, tier_of(p, x->node, x->tier), ei);
     }
 }
 
-/* Store a block new to node at position pos; 1 if stored. A cold block
- * (a replica made ahead of use) enters as the least recently and least
- * frequently used. */
-static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int cold)
+/* A fresh entry for block id at position pos on node, in its replica
+ * chain and no tier yet (store_new's first steps). */
+static inline __attribute__((always_inline)) uint32_t entry_init(sim_kvpool_t *p, int node,
+                                                                 uint64_t id, uint32_t pos,
+                                                                 int cold, uint32_t head)
 {
-    int top = top_tier(p, node);
-    if (top < 0)
-        return 0;
     uint32_t ei = entry_new(p, node);
     kv_entry_t *x = &p->e[ei];
     uint32_t gen = x->gen + 1; /* a recycled entry's old heap nodes stay stale */
@@ -923,7 +1024,18 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     x->freq = cold ? 0 : 1;
     x->tick = cold ? ++p->cold_tick : ++p->tick;
     x->pos = pos;
-    chain_add(p, ei);
+    chain_add(p, ei, head);
+    return ei;
+}
+
+/* store_new's every case (below). */
+__attribute__((noinline)) static int store_any(sim_kvpool_t *p, int node, uint64_t id,
+                                               uint32_t pos, int cold, uint32_t head)
+{
+    int top = top_tier(p, node);
+    if (top < 0)
+        return 0;
+    uint32_t ei = entry_init(p, node, id, pos, cold, head);
     if (tier_put(p, ei, top) != 0) {
         p->c.rejected++;
         entry_drop(p, ei);
@@ -933,12 +1045,116 @@ static int store_new(sim_kvpool_t *p, int node, uint64_t id, uint32_t pos, int c
     return 1;
 }
 
+/* The SSD's part of a DRAM victim v (unpinned, out of DRAM's order)
+ * moving down to s, node's SSD (cap != 0): tier_put(p, v, SIM_TIER_SSD)
+ * step by step, under a recency policy (no order of the policy's own). */
+static inline __attribute__((always_inline)) int demote_lru(sim_kvpool_t *p, int node,
+                                                             kv_tier_t *s, uint32_t v)
+{
+    while (!has_room(s))
+        if (evict_one(p, node, SIM_TIER_SSD) != 0)
+            return -1;
+    kv_entry_t *y = &p->e[v];
+    y->tier = SIM_TIER_SSD;
+    if (y->in_wide)
+        wide_tier(p, v);
+    p->ver++;
+    s->size++;
+    if (y->pins == 0 && s->cap >= 0) { /* order_add */
+        y->ordered = 1;
+        s->n_ordered++;
+        run_insert(p, s, v);
+    }
+    return 0;
+}
+
+/* store_new under a recency policy into a node with DRAM (its top tier),
+ * the calls it makes laid out in one path, each step in the same order
+ * with the same effect: the entry made and chained, then DRAM's victims,
+ * each (evict_one) taken out of its run and moved to the SSD (demote_lru)
+ * or dropped, then the entry put in DRAM and its order. The entry holds
+ * the clock's newest tick of its kind (the real clock's, or the cold
+ * one's for a cold replica) and nothing between its tick and its append
+ * moves either clock, so run_insert would append it to FRESH or COLD:
+ * run_append does so directly. */
+static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int node,
+                                                           uint64_t id, uint32_t pos, int cold,
+                                                           uint32_t head)
+{
+    kv_tier_t *t = &p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM];
+    uint32_t ei = entry_init(p, node, id, pos, cold, head);
+    int64_t cap = t->cap; /* fixed but by sim_kvpool_set_capacity */
+    while (cap >= 0 && t->size >= cap) { /* !has_room */
+        uint32_t v = dram_min(t); /* order_victim, then evict_one */
+        if (v == NONE) {
+            p->c.rejected++;
+            entry_drop(p, ei);
+            return 0;
+        }
+        kv_entry_t *y = &p->e[v];
+        y->ordered = 0;
+        t->n_ordered--;
+        run_remove(p, t, v);
+        t->size--;
+        p->c.evictions++;
+        kv_tier_t *s = t + 1;
+        if (s->cap != 0 && demote_lru(p, node, s, v) == 0) {
+            p->c.demotions++;
+        } else {
+            p->c.drops++;
+            entry_drop(p, v);
+        }
+    }
+    kv_entry_t *x = &p->e[ei];
+    x->tier = SIM_TIER_DRAM;
+    if (x->in_wide)
+        wide_tier(p, ei);
+    p->ver++;
+    t->size++;
+    if (t->cap >= 0) { /* order_add: the entry is new, unpinned and not ordered */
+        x->ordered = 1;
+        t->n_ordered++;
+        run_append(p, t, ei, cold ? RUN_COLD : RUN_FRESH);
+    }
+    p->c.inserts++;
+    return 1;
+}
+
+/* Whether store_new takes store_lru's path on node: read once per walk
+ * (no store changes a policy or a capacity). */
+static inline __attribute__((always_inline)) int stores_lru(const sim_kvpool_t *p, int node)
+{
+    return p->lru && p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM].cap != 0;
+}
+
+/* Store a block new to node at position pos; 1 if stored. head: the
+ * block's first replica (idx_get's answer); lru: stores_lru(p, node). A
+ * cold block (a replica made ahead of use) enters as the least recently
+ * and least frequently used. */
+static inline __attribute__((always_inline)) int store_new(sim_kvpool_t *p, int node, uint64_t id,
+                                                           uint32_t pos, int cold, uint32_t head,
+                                                           int lru)
+{
+    if (lru)
+        return store_lru(p, node, id, pos, cold, head);
+    return store_any(p, node, id, pos, cold, head);
+}
+
+static void promote_up(sim_kvpool_t *p, uint32_t ei);
+
 /* Move a block on SSD up to DRAM on reuse. */
-static void promote(sim_kvpool_t *p, uint32_t ei)
+static inline __attribute__((always_inline)) void promote(sim_kvpool_t *p, uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     if (x->tier != SIM_TIER_SSD || tier_of(p, x->node, SIM_TIER_DRAM)->cap == 0)
         return;
+    promote_up(p, ei);
+}
+
+/* promote's move, for a block on SSD of a node with DRAM. */
+__attribute__((noinline)) static void promote_up(sim_kvpool_t *p, uint32_t ei)
+{
+    kv_entry_t *x = &p->e[ei];
     order_del(p, ei);
     kv_tier_t *ssd = tier_of(p, x->node, SIM_TIER_SSD);
     if (ssd->own)
@@ -961,6 +1177,7 @@ sim_kvpool_t *sim_kvpool_new(int n_nodes, const int64_t cap_blocks[SIM_N_TIERS],
     p->policy = policy;
     p->own = policy->order;
     p->recency = policy->recency_order;
+    p->lru = p->recency && !p->own;
     if (!policy_params && policy->params) {
         p->own_params = sim_xcalloc(1, policy->params->size ? policy->params->size : 1,
                                     "kvpool policy parameters");
@@ -1027,9 +1244,6 @@ void sim_kvpool_free(sim_kvpool_t *p)
     sim_free(p);
 }
 
-/* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
- * depends only on blocks[0..L] (held, then the first block not held), so
- * those ids must match; O(L) compares instead of L replica-chain walks. */
 /* Node nd's run, as the last walk left it: its own (listed) when it has
  * one, else the common run when it is in the common set, else none. */
 static uint32_t memo_len(const kv_memo_t *m, uint32_t nd)
@@ -1047,24 +1261,28 @@ static const uint32_t *memo_by(const kv_memo_t *m, uint32_t nd)
     return m->alive[nd / 64] >> (nd % 64) & 1 ? m->common_by : none;
 }
 
-static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n)
+/* Does the memo answer node's prefix of blocks[0..n)? Its run there, L,
+ * depends only on blocks[0..L] (held, then the first block not held), so
+ * those ids must match; O(L) compares instead of L replica-chain walks.
+ * *len: L, when it does. */
+static int memo_answers(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                        uint32_t *len)
 {
     const kv_memo_t *m = &p->memo;
     if (m->ver != p->ver || m->n != n)
         return 0;
-    uint32_t len = memo_len(m, (uint32_t)node);
-    uint32_t k = len < n ? len + 1 : n;
+    *len = memo_len(m, (uint32_t)node);
+    uint32_t k = *len < n ? *len + 1 : n;
     return k == 0 || memcmp(blocks, m->ids, (size_t)k * sizeof *blocks) == 0;
 }
 
-uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
-                           uint32_t by_tier[SIM_N_TIERS])
+/* sim_kvpool_prefix's walk, when the memo does not answer: out of line,
+ * so that the memo's answer (most calls) pays for no registers the walk
+ * needs. */
+__attribute__((noinline)) static uint32_t prefix_walk(const sim_kvpool_t *p, int node,
+                                                      const uint64_t *blocks, uint32_t n,
+                                                      uint32_t by_tier[SIM_N_TIERS])
 {
-    if (memo_answers(p, node, blocks, n)) {
-        if (by_tier)
-            memcpy(by_tier, memo_by(&p->memo, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
-        return memo_len(&p->memo, (uint32_t)node);
-    }
     if (by_tier)
         memset(by_tier, 0, SIM_N_TIERS * sizeof *by_tier);
     uint32_t k = 0;
@@ -1076,6 +1294,17 @@ uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *bloc
             by_tier[p->e[ei].tier]++;
     }
     return k;
+}
+
+uint32_t sim_kvpool_prefix(const sim_kvpool_t *p, int node, const uint64_t *blocks, uint32_t n,
+                           uint32_t by_tier[SIM_N_TIERS])
+{
+    uint32_t len;
+    if (!memo_answers(p, node, blocks, n, &len))
+        return prefix_walk(p, node, blocks, n, by_tier);
+    if (by_tier)
+        memcpy(by_tier, memo_by(&p->memo, (uint32_t)node), SIM_N_TIERS * sizeof *by_tier);
+    return len;
 }
 
 int sim_kvpool_tier_of(const sim_kvpool_t *p, int node, uint64_t id)
@@ -1095,17 +1324,18 @@ static uint32_t access_from(sim_kvpool_t *p, int node, const uint64_t *blocks, u
         uint32_t ei = held[k];
         touch(p, ei);
         if (p->e[ei].pins == 0) /* nothing if touch put it back */
-            order_add(p, tier_of(p, node, p->e[ei].tier), ei);
+            order_add_fresh(p, tier_of(p, node, p->e[ei].tier), ei);
         promote(p, ei);
     }
     uint32_t lead = from;
-    int run = 1;
+    int run = 1, lru = stores_lru(p, node);
     for (uint32_t k = from; k < n; k++) {
         walk_ahead(p, node, blocks, k, n);
-        uint32_t ei = find(p, node, blocks[k]);
+        uint32_t head = idx_get(p, blocks[k]);
+        uint32_t ei = find_at(p, node, head);
         if (ei == NONE) {
             run = 0;
-            store_new(p, node, blocks[k], k, 0);
+            store_new(p, node, blocks[k], k, 0, head, lru);
         } else {
             lead += (uint32_t)run;
             touch(p, ei);
@@ -1123,11 +1353,12 @@ uint32_t sim_kvpool_access(sim_kvpool_t *p, int node, const uint64_t *blocks, ui
 /* Entry ei on node, whose last pin was just released, goes back in its
  * tier's eviction order: in use until now, it is as recent as its
  * release. */
-static void unpinned(sim_kvpool_t *p, int node, uint32_t ei)
+static inline __attribute__((always_inline)) void unpinned(sim_kvpool_t *p, int node,
+                                                            uint32_t ei)
 {
     kv_entry_t *x = &p->e[ei];
     x->tick = ++p->tick;
-    order_add(p, tier_of(p, node, x->tier), ei);
+    order_add_fresh(p, tier_of(p, node, x->tier), ei);
 }
 
 /* One walk finds the pinned blocks and the access reuses what it found.
@@ -1207,14 +1438,16 @@ uint32_t sim_kvpool_replicate(sim_kvpool_t *p, int dst, const uint64_t *blocks, 
                               int cold)
 {
     uint32_t made = 0;
+    int lru = stores_lru(p, dst);
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t ei = find(p, dst, blocks[k]);
+        uint32_t head = idx_get(p, blocks[k]);
+        uint32_t ei = find_at(p, dst, head);
         if (ei != NONE) {
             if (!cold) {
                 touch(p, ei);
                 promote(p, ei);
             }
-        } else if (store_new(p, dst, blocks[k], k, cold)) {
+        } else if (store_new(p, dst, blocks[k], k, cold, head, lru)) {
             made++;
         }
     }
@@ -1301,7 +1534,8 @@ static uint32_t lead_wide(sim_kvpool_t *p, const uint64_t *blocks, uint32_t n)
 
 /* Block k of the walk is on node nd in tier: when nd's run is k long it
  * grows (a node of the common set is listed first). 1 when it grew. */
-static int run_grows(kv_memo_t *m, uint32_t nd, uint32_t tier, uint32_t k)
+static inline __attribute__((always_inline)) int run_grows(kv_memo_t *m, uint32_t nd,
+                                                            uint32_t tier, uint32_t k)
 {
     static const uint32_t zero[SIM_N_TIERS];
     if (memo_len(m, nd) != k)
@@ -1461,6 +1695,9 @@ static int check_order(const sim_kvpool_t *p, const kv_tier_t *tr, int n, int t)
     if (p->own)
         return tr->own ? p->own->check(tr->own, tr->n_ordered) : -(tr->n_ordered != 0);
     if (p->recency) {
+        if (p->lru && t == SIM_TIER_DRAM &&
+            (tr->run[RUN_OLD].head != NONE || tr->run[RUN_OLD_COLD].head != NONE))
+            return -1; /* dram_min reads FRESH and COLD only */
         for (int k = 0; k < N_RUNS; k++) {
             uint32_t prev = NONE;
             uint64_t last_tick = 0;
