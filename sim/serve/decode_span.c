@@ -469,10 +469,15 @@ void sim_decode_ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need)
         return;
     d->marks = sim_slab_alloc(&c->slab, marks_bytes(d->b.ring_cap), "iteration marks");
     int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
-    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
+    /* Both capacities are multiples of 64, so an iteration's bit is at
+     * i % 64 in either: a word at a time, masked to the kept ones. */
+    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter;) {
         size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
-        if (marks[from / 64] >> (from % 64) & 1)
-            d->marks[to / 64] |= UINT64_C(1) << (to % 64);
+        int64_t e = SIM_MIN((i | 63) + 1, d->b.iter);
+        size_t cnt = (size_t)(e - i);
+        uint64_t bits = cnt == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << cnt) - 1) << (from % 64);
+        d->marks[to / 64] |= marks[from / 64] & bits;
+        i = e;
     }
     sim_slab_release(&c->slab, marks, marks_bytes(old));
 }
