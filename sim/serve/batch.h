@@ -92,7 +92,9 @@ static inline void sim_batch_ring_reserve(sim_batch_t *b, size_t need, sim_slab_
     size_t n = b->ring_cap ? b->ring_cap : 64;
     while (n < need)
         n *= 2;
-    sim_time_t *ring = sim_slab_alloc(slab, n * sizeof *ring, "iteration ring");
+    /* Not zeroed: an entry is written before it is read (the kept ones
+     * below, the rest as iterations are worked out or end). */
+    sim_time_t *ring = sim_slab_alloc_raw(slab, n * sizeof *ring, "iteration ring");
     int64_t keep = (int64_t)b->ring_cap < b->iter ? (int64_t)b->ring_cap : b->iter;
     /* A piece at a time between the two rings' wraps (three at most). */
     for (int64_t k = b->iter - keep; k < b->iter;) {
