@@ -389,8 +389,24 @@ static sim_time_t span_fill(decode_inst_t *d, int64_t i, size_t m, const sim_tim
 
 /* The iterations a span works out ahead at a time: an arrival that joins
  * cuts most spans long before their planned end (at the next completion),
- * and the end times past the cut are never read. */
+ * and the end times past the cut are never read. The pieces end at the
+ * span's iterations SPAN_AHEAD - 1, 2 SPAN_AHEAD - 1, .. from its start
+ * (and at its target); while a request is on its way to the instance (its
+ * prefill has started: it joins, cutting the span, when its KV lands) the
+ * first of them is cut short, at SPAN_INBOUND. Where the pieces end does
+ * not change the end times, marks or runs (span_fill carries the interval
+ * before a piece and its bucket across), and sim_decode_span_cut keeps
+ * the queue's order as the pieces of SPAN_AHEAD alone would give it. */
 #define SPAN_AHEAD 128
+#define SPAN_INBOUND 32
+
+/* The length of the piece after iteration e of a span that started at
+ * iteration k: up to the next multiple of SPAN_AHEAD from k, and the
+ * target. */
+static int64_t span_piece(const decode_inst_t *d, int64_t k, int64_t e)
+{
+    return SIM_MIN(d->span_target - e, SPAN_AHEAD - (e - k + 1) % SPAN_AHEAD);
+}
 
 /* The span's event came to the front of the queue at the end of
  * span_end, and the span runs on to span_target: the next iterations'
@@ -403,7 +419,7 @@ static int span_more(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos)
     if (d->span_end >= d->span_target)
         return 0;
     int64_t i = d->span_end + 1, n = (int64_t)d->b.n;
-    size_t m = (size_t)SIM_MIN(d->span_target - d->span_end, SPAN_AHEAD);
+    size_t m = (size_t)span_piece(d, d->b.iter, d->span_end);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok + (i - d->b.iter) * n,
                                            (int64_t)m, c->scratch);
@@ -420,7 +436,7 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
     int64_t k = d->b.iter, n = (int64_t)d->b.n;
     int64_t f = sim_batch_top_finish(&d->b);
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
-    size_t m = (size_t)SIM_MIN(f - k + 1, SPAN_AHEAD);
+    size_t m = (size_t)SIM_MIN(f - k + 1, d->n_inbound > 0 ? SPAN_INBOUND : SPAN_AHEAD);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
     /* The span's first interval also holds any wait since the previous
@@ -447,10 +463,22 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
 
 void sim_decode_span_cut(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
 {
-    int64_t i = sim_decode_span_next(c, d);
+    int64_t i = sim_decode_span_next(c, d); /* no later than span_end */
+    if (d->span_target < d->b.iter)
+        return; /* no span runs (an inlined prefill does): the next starts after it */
+    /* With pieces of SPAN_AHEAD alone, the span's event would stand at
+     * the end of i's piece: at i itself where a piece ends (at the target,
+     * or a multiple of SPAN_AHEAD from the span's start; a cut before
+     * made i's piece end at its target), keeping the span's sequence
+     * number; else past i, and the cut would move it to i with a new one.
+     * The pieces end there too, so the event stands at i in the first
+     * case, and the second takes the new number now, as it would have. */
+    int keep = i == d->span_target || (i - d->b.iter + 1) % SPAN_AHEAD == 0;
     d->span_target = SIM_MIN(d->span_target, i);
-    if (i >= d->span_end)
+    if (keep) {
+        SIM_ASSERT(i == d->span_end);
         return;
+    }
     sim_evq_cancel(c->evq, d->span_ev);
     d->span_end = i;
     d->span_ev = sim_evq_at_as_of(c->evq, sim_batch_ring_at(&d->b, i), iter_pos(d, i).pushed,
