@@ -104,19 +104,22 @@ static size_t tbt_runs(sim_cluster_t *c, const decode_inst_t *d, const sim_req_t
     runs[nr++] = (tbt_run_t){.v = ring[(size_t)J & mask] - r->first_token_ns, .lo = J, .hi = J};
     if (last > J) {
         int64_t lo = J + 1;
-        for (int64_t i = J + 2; i <= last;) {
-            size_t slot = (size_t)i & mask, off = slot % 64;
-            int64_t span = SIM_MIN((int64_t)(64 - off), last - i + 1);
-            uint64_t w = d->marks[slot / 64] >> off;
-            if (span < 64)
-                w &= (UINT64_C(1) << span) - 1;
+        /* A word at a time, base the iteration at its bit 0 (a ring's
+         * capacity is a multiple of 64: iteration i's bit is bit i % 64),
+         * masked to J + 2 .. last. */
+        int64_t base = (J + 2) & ~(int64_t)63;
+        uint64_t w = d->marks[((size_t)base & mask) / 64] & (~UINT64_C(0) << ((J + 2) & 63));
+        while (base <= last) {
+            if (last - base < 63)
+                w &= (UINT64_C(2) << (last - base)) - 1;
             for (; w; w &= w - 1) {
-                int64_t hi = i + __builtin_ctzll(w) - 1;
+                int64_t hi = base + __builtin_ctzll(w) - 1;
                 runs[nr++] = (tbt_run_t){
                     .v = ring[(size_t)hi & mask] - ring[(size_t)(hi - 1) & mask], .lo = lo, .hi = hi};
                 lo = hi + 1;
             }
-            i += span;
+            base += 64;
+            w = d->marks[((size_t)base & mask) / 64];
         }
         runs[nr++] = (tbt_run_t){
             .v = ring[(size_t)last & mask] - ring[(size_t)(last - 1) & mask], .lo = lo, .hi = last};
@@ -134,8 +137,9 @@ void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req
     /* The takes below read mostly the intervals before the last one, a
      * line of the ring per eight: their lines are asked for together,
      * ahead of the reads (a finishing request's ring is long cold). */
-    for (int64_t i = last; i >= J && i + (int64_t)top + 8 > last; i -= 8)
-        __builtin_prefetch(&d->b.ring[(size_t)i & (d->b.ring_cap - 1)]);
+    size_t pmask = d->b.ring_cap - 1;
+    for (int64_t i = last, lo = SIM_MAX(J, last - (int64_t)top - 7); i >= lo; i -= 8)
+        __builtin_prefetch(&d->b.ring[(size_t)i & pmask]);
     r->tbt_mean_s = (double)(sim_batch_ring_at(&d->b, last) - r->first_token_ns) / (double)n / 1e9;
     size_t nr = tbt_runs(c, d, r, last);
     tbt_run_t *h = sim_pd(c)->tbt_runs;
