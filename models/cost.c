@@ -18,10 +18,25 @@ static const model_cost_ops_t *const cost_registry[] = {
     &model_cost_roofline,
 };
 
+/* A batch's decode line as line_ns uses it (its intercept and slope in
+ * ns, ok 0 when the model gives none): decode spans ask for a handful of
+ * batch sizes over and over, and an op's state is immutable, so the line
+ * is a function of the batch; kept direct-mapped by the batch's low bits
+ * (batch 0 marks an empty slot; batches are >= 1). */
+#define LINE_MEMO 64
+typedef struct line_memo {
+    int64_t batch;
+    double f, k;
+    int ok;
+} line_memo_t;
+
 struct model_cost {
     const model_cost_ops_t *ops;
     void *st;
     int scalar; /* model_cost_set_scalar */
+    /* LINE_MEMO of them; written through a const model: a model serves
+     * one run, one thread. */
+    line_memo_t *memo;
 };
 
 const model_cost_ops_t *model_cost_find(const char *name)
@@ -82,6 +97,7 @@ model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_e
     model_cost_t *c = sim_xmalloc(sizeof *c, "cost model");
     c->ops = ops;
     c->st = st;
+    c->memo = sim_xcalloc(LINE_MEMO, sizeof *c->memo, "cost model lines");
     return c;
 }
 
@@ -90,6 +106,7 @@ void model_cost_free(model_cost_t *c)
     if (!c)
         return;
     c->ops->free(c->st);
+    sim_free(c->memo);
     sim_free(c);
 }
 
@@ -251,17 +268,17 @@ static int have_avx2(void)
 }
 #endif
 
-/* Returns 1 when every iteration's ns is x' rounded (none asked
- * decode_s): then they never fall. The contexts rise, K > 0 and F >= 0,
+/* The line's iterations, x' = f + k * ctx (f = fixed * 1e9, k = a / b /
+ * c * 1e9, as the memo keeps them). Returns 1 when every iteration's ns
+ * is x' rounded (none asked decode_s): then they never fall. The contexts rise, K > 0 and F >= 0,
  * and a product, a sum, truncation and the half-up step are each
  * nondecreasing in their argument (IEEE rounding is monotone; the
  * contexts are exact integers in doubles, the AVX2 lanes' as the scalar
  * path's), so x' and its rounding never fall as the context grows. A
  * value decode_s gives is within 2^-18 of x', not ordered with it. */
-static int line_ns(const model_cost_t *c, const model_cost_line_t *l, int64_t batch,
-                   int64_t ctx_tok, int64_t count, sim_time_t *out)
+static int line_ns(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx_tok,
+                   int64_t count, sim_time_t *out)
 {
-    const double f = l->fixed * 1e9, k = l->a / l->b / l->c * 1e9;
     int64_t j = 0;
     int asked = 0;
 #if LINE_AVX2
@@ -286,10 +303,19 @@ int model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_
 {
     SIM_ASSERT(batch >= 1 && batch <= MODEL_COST_MAX_BATCH && count >= 0);
     SIM_ASSERT(ctx_tok >= 0 && (count == 0 || ctx_tok + (count - 1) * batch <= MODEL_COST_MAX_CTX_TOK));
-    model_cost_line_t line;
-    if (c->ops->decode_line && c->ops->decode_line(c->st, batch, &line) && line.fixed >= 0 &&
-        line.a > 0 && line.b > 0 && line.c > 0)
-        return line_ns(c, &line, batch, ctx_tok, count, out);
+    line_memo_t *mo = &c->memo[batch & (LINE_MEMO - 1)];
+    if (mo->batch != batch) {
+        model_cost_line_t line;
+        mo->batch = batch;
+        mo->ok = c->ops->decode_line && c->ops->decode_line(c->st, batch, &line) &&
+                 line.fixed >= 0 && line.a > 0 && line.b > 0 && line.c > 0;
+        if (mo->ok) {
+            mo->f = line.fixed * 1e9;
+            mo->k = line.a / line.b / line.c * 1e9;
+        }
+    }
+    if (mo->ok)
+        return line_ns(c, mo->f, mo->k, batch, ctx_tok, count, out);
     if (!c->ops->decode_span_s) {
         for (int64_t j = 0; j < count; j++)
             out[j] = checked_ns(c->ops->decode_s(c->st, batch, ctx_tok + j * batch));

@@ -102,17 +102,24 @@ static void heap_reserve(sim_evq_t *q, size_t need)
     q->cap_heap = cap;
 }
 
-static uint32_t rec_alloc(sim_evq_t *q)
+/* A record past the last: the free list is empty. */
+static uint32_t rec_new(sim_evq_t *q)
+{
+    SIM_ASSERT(q->n_recs < NO_SLOT);
+    sim_grow((void **)&q->recs, &q->cap_recs, q->n_recs + 1, sizeof *q->recs, "evq records");
+    q->recs[q->n_recs].gen = 0;
+    return (uint32_t)q->n_recs++;
+}
+
+/* A free record, off the free list when it has one (inline in push). */
+static inline __attribute__((always_inline)) uint32_t rec_alloc(sim_evq_t *q)
 {
     if (q->free_head != NO_SLOT) {
         uint32_t s = q->free_head;
         q->free_head = q->recs[s].u.next_free;
         return s;
     }
-    SIM_ASSERT(q->n_recs < NO_SLOT);
-    sim_grow((void **)&q->recs, &q->cap_recs, q->n_recs + 1, sizeof *q->recs, "evq records");
-    q->recs[q->n_recs].gen = 0;
-    return (uint32_t)q->n_recs++;
+    return rec_new(q);
 }
 
 static void rec_release(sim_evq_t *q, uint32_t s)
@@ -126,20 +133,12 @@ static void rec_release(sim_evq_t *q, uint32_t s)
 sim_evq_pos_t sim_evq_current(const sim_evq_t *q) { return q->cur; }
 uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
 
-sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
-                          int64_t arg)
-{
-    return sim_evq_at_as_of(q, t_ns, q->head.now, fn, obj, arg);
-}
-
-sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
-                                sim_event_fn fn, void *obj, int64_t arg)
-{
-    return sim_evq_at_more(q, t_ns, pushed_ns, fn, NULL, obj, arg);
-}
-
-sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
-                               sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg)
+/* Every schedule's one body: inlined into each entry point below, so a
+ * schedule is one call, not a chain of wrappers (sim_evq_after was
+ * three). */
+static inline __attribute__((always_inline)) sim_event_id_t
+push(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns, sim_event_fn fn, sim_event_more_fn more,
+     void *obj, int64_t arg)
 {
     SIM_ASSERT(t_ns >= q->head.now);
     SIM_ASSERT(pushed_ns <= t_ns);
@@ -169,12 +168,30 @@ sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_
     return ((uint64_t)(r->gen + 1u) << 32) | s;
 }
 
+sim_event_id_t sim_evq_at(sim_evq_t *q, sim_time_t t_ns, sim_event_fn fn, void *obj,
+                          int64_t arg)
+{
+    return push(q, t_ns, q->head.now, fn, NULL, obj, arg);
+}
+
+sim_event_id_t sim_evq_at_as_of(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                                sim_event_fn fn, void *obj, int64_t arg)
+{
+    return push(q, t_ns, pushed_ns, fn, NULL, obj, arg);
+}
+
+sim_event_id_t sim_evq_at_more(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns,
+                               sim_event_fn fn, sim_event_more_fn more, void *obj, int64_t arg)
+{
+    return push(q, t_ns, pushed_ns, fn, more, obj, arg);
+}
+
 sim_event_id_t sim_evq_after(sim_evq_t *q, sim_time_t delay_ns, sim_event_fn fn, void *obj,
                              int64_t arg)
 {
     SIM_ASSERT(delay_ns >= 0);
     SIM_ASSERT(delay_ns <= INT64_MAX - q->head.now);
-    return sim_evq_at(q, q->head.now + delay_ns, fn, obj, arg);
+    return push(q, q->head.now + delay_ns, q->head.now, fn, NULL, obj, arg);
 }
 
 int sim_evq_cancel(sim_evq_t *q, sim_event_id_t id)

@@ -389,10 +389,10 @@ static void slab_refill(sim_slab_t *s, size_t need, const char *label)
     s->left = len;
 }
 
-void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label)
+void *sim_slab_alloc_raw(sim_slab_t *s, size_t n, const char *label)
 {
     if (SIM_UNDER_ASAN || n == 0 || n > SIM_SLAB_MAX)
-        return sim_xcalloc(1, n, label);
+        return sim_xmalloc(n, label);
     int c = slab_class(n);
     size_t sz = (size_t)64 << c;
     void *p = s->free[c];
@@ -405,6 +405,14 @@ void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label)
         s->cur += sz;
         s->left -= sz;
     }
+    return p;
+}
+
+void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label)
+{
+    if (SIM_UNDER_ASAN || n == 0 || n > SIM_SLAB_MAX)
+        return sim_xcalloc(1, n, label);
+    void *p = sim_slab_alloc_raw(s, n, label);
     memset(p, 0, n);
     return p;
 }

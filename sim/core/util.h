@@ -105,6 +105,9 @@ typedef struct sim_slab {
 } sim_slab_t;
 /* n bytes, zeroed. */
 void *sim_slab_alloc(sim_slab_t *s, size_t n, const char *label);
+/* n bytes, not zeroed: for an array its owner writes before it reads
+ * (a grown ring, its kept part copied in). Released as sim_slab_alloc's. */
+void *sim_slab_alloc_raw(sim_slab_t *s, size_t n, const char *label);
 /* Give back p, from sim_slab_alloc(s, n); NULL is ignored. */
 void sim_slab_release(sim_slab_t *s, void *p, size_t n);
 /* Free the chunks; every block larger than SIM_SLAB_MAX must have been

@@ -11,6 +11,8 @@
 #ifndef SIM_BATCH_H
 #define SIM_BATCH_H
 
+#include <string.h>
+
 #include "sim/core/heap.h"
 #include "sim/core/request.h"
 
@@ -90,10 +92,17 @@ static inline void sim_batch_ring_reserve(sim_batch_t *b, size_t need, sim_slab_
     size_t n = b->ring_cap ? b->ring_cap : 64;
     while (n < need)
         n *= 2;
-    sim_time_t *ring = sim_slab_alloc(slab, n * sizeof *ring, "iteration ring");
+    /* Not zeroed: an entry is written before it is read (the kept ones
+     * below, the rest as iterations are worked out or end). */
+    sim_time_t *ring = sim_slab_alloc_raw(slab, n * sizeof *ring, "iteration ring");
     int64_t keep = (int64_t)b->ring_cap < b->iter ? (int64_t)b->ring_cap : b->iter;
-    for (int64_t k = b->iter - keep; k < b->iter; k++)
-        ring[(size_t)k & (n - 1)] = b->ring[(size_t)k & (b->ring_cap - 1)];
+    /* A piece at a time between the two rings' wraps (three at most). */
+    for (int64_t k = b->iter - keep; k < b->iter;) {
+        size_t from = (size_t)k & (b->ring_cap - 1), to = (size_t)k & (n - 1);
+        size_t len = SIM_MIN((size_t)(b->iter - k), SIM_MIN(b->ring_cap - from, n - to));
+        memcpy(ring + to, b->ring + from, len * sizeof *ring);
+        k += (int64_t)len;
+    }
     sim_batch_ring_free(b, slab);
     b->ring = ring;
     b->ring_cap = n;

@@ -28,10 +28,11 @@
  * iteration it joined, J) and then the ring's differences for iterations
  * J+1 .. J+n-1. Those split into runs at the marked iterations, and no
  * run's intervals fall (each is one span's iteration times at a context
- * that grows). The longest tenth is taken from the runs' ends by a
- * max-heap, not from a selection over all n: the mean's sum telescopes,
- * the max is the first taken, and P90 is the last taken or the next. The
- * same values as sim_metrics_tbt_stats over the n intervals. */
+ * that grows). The longest tenth is taken from the runs' ends (by a
+ * scan of a few runs or a max-heap of more), not from a selection over
+ * all n: the mean's sum telescopes, the max is the first taken, and P90
+ * is the last taken or the next. The same values as
+ * sim_metrics_tbt_stats over the n intervals. */
 
 typedef struct sim_tbt_run {
     int64_t v;      /* the interval at hi */
@@ -59,6 +60,8 @@ static int64_t run_sum(const decode_inst_t *d, const sim_req_t *r, int64_t hi, s
 static size_t stretch(const decode_inst_t *d, const sim_req_t *r, int64_t hi, size_t cap,
                       int64_t least)
 {
+    if (least == INT64_MIN) /* the last run: all of it */
+        return cap;
     size_t good = 1, bad = cap + 1; /* the first good hold; bad: known less, or past cap */
     for (size_t step = 1; good + step < bad; step *= 2) {
         if (interval_at(d, r, hi - (int64_t)(good + step) + 1) < least) {
@@ -77,27 +80,52 @@ static size_t stretch(const decode_inst_t *d, const sim_req_t *r, int64_t hi, si
     return good;
 }
 
-/* The first marked iteration in [from, upto], or upto + 1. */
-static int64_t next_mark(const decode_inst_t *d, int64_t from, int64_t upto)
-{
-    size_t mask = d->b.ring_cap - 1;
-    for (int64_t i = from; i <= upto;) {
-        size_t slot = (size_t)i & mask, off = slot % 64;
-        int64_t span = SIM_MIN((int64_t)(64 - off), upto - i + 1);
-        uint64_t w = d->marks[slot / 64] >> off;
-        if (span < 64)
-            w &= (UINT64_C(1) << span) - 1;
-        if (w)
-            return i + __builtin_ctzll(w);
-        i += span;
-    }
-    return upto + 1;
-}
+/* Runs up to this many are scanned for the best, more go in a heap. */
+#define TBT_SCAN_RUNS 16
 
 /* The runs by their interval at hi, largest first: the one heap
  * (sim/core/heap.h) as a max-heap. */
 static inline int run_more(const tbt_run_t *a, const tbt_run_t *b) { return a->v > b->v; }
 SIM_HEAP_DEFINE(run_heap, tbt_run_t, run_more, SIM_HEAP_UNTRACKED)
+
+/* A finishing request's runs (ending at iteration last) into
+ * tbt_runs: the first interval alone, then [lo, hi] between marks, a new
+ * one at each marked iteration from J + 2 on (J + 1 starts one anyway):
+ * the marks' words walked once, their set bits taken in order. At most n
+ * runs. Returns how many. */
+static size_t tbt_runs(sim_cluster_t *c, const decode_inst_t *d, const sim_req_t *r, int64_t last)
+{
+    int64_t J = r->join_iter;
+    sim_grow((void **)&sim_pd(c)->tbt_runs, &sim_pd(c)->cap_tbt_runs, (size_t)(last - J) + 1,
+             sizeof *sim_pd(c)->tbt_runs, "tbt runs");
+    tbt_run_t *runs = sim_pd(c)->tbt_runs;
+    const sim_time_t *ring = d->b.ring;
+    size_t mask = d->b.ring_cap - 1, nr = 0;
+    runs[nr++] = (tbt_run_t){.v = ring[(size_t)J & mask] - r->first_token_ns, .lo = J, .hi = J};
+    if (last > J) {
+        int64_t lo = J + 1;
+        /* A word at a time, base the iteration at its bit 0 (a ring's
+         * capacity is a multiple of 64: iteration i's bit is bit i % 64),
+         * masked to J + 2 .. last. */
+        int64_t base = (J + 2) & ~(int64_t)63;
+        uint64_t w = d->marks[((size_t)base & mask) / 64] & (~UINT64_C(0) << ((J + 2) & 63));
+        while (base <= last) {
+            if (last - base < 63)
+                w &= (UINT64_C(2) << (last - base)) - 1;
+            for (; w; w &= w - 1) {
+                int64_t hi = base + __builtin_ctzll(w) - 1;
+                runs[nr++] = (tbt_run_t){
+                    .v = ring[(size_t)hi & mask] - ring[(size_t)(hi - 1) & mask], .lo = lo, .hi = hi};
+                lo = hi + 1;
+            }
+            base += 64;
+            w = d->marks[((size_t)base & mask) / 64];
+        }
+        runs[nr++] = (tbt_run_t){
+            .v = ring[(size_t)last & mask] - ring[(size_t)(last - 1) & mask], .lo = lo, .hi = last};
+    }
+    return nr;
+}
 
 void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req_t *r, size_t n)
 {
@@ -109,57 +137,68 @@ void sim_decode_span_tbt_stats(sim_cluster_t *c, const decode_inst_t *d, sim_req
     /* The takes below read mostly the intervals before the last one, a
      * line of the ring per eight: their lines are asked for together,
      * ahead of the reads (a finishing request's ring is long cold). */
-    for (int64_t i = last; i >= J && i + (int64_t)top + 8 > last; i -= 8)
-        __builtin_prefetch(&d->b.ring[(size_t)i & (d->b.ring_cap - 1)]);
+    size_t pmask = d->b.ring_cap - 1;
+    for (int64_t i = last, lo = SIM_MAX(J, last - (int64_t)top - 7); i >= lo; i -= 8)
+        __builtin_prefetch(&d->b.ring[(size_t)i & pmask]);
     r->tbt_mean_s = (double)(sim_batch_ring_at(&d->b, last) - r->first_token_ns) / (double)n / 1e9;
-    /* The runs: the first interval alone, then [lo, hi] between marks. */
-    size_t nr = 0;
-    for (int64_t lo = J; lo <= last;) {
-        int64_t end = lo == J ? J + 1 : next_mark(d, lo + 1, last); /* the next run's start */
-        sim_grow((void **)&sim_pd(c)->tbt_runs, &sim_pd(c)->cap_tbt_runs, nr + 1, sizeof *sim_pd(c)->tbt_runs, "tbt runs");
-        sim_pd(c)->tbt_runs[nr++] = (tbt_run_t){.v = interval_at(d, r, end - 1), .lo = lo, .hi = end - 1};
-        lo = end;
-    }
+    size_t nr = tbt_runs(c, d, r, last);
     tbt_run_t *h = sim_pd(c)->tbt_runs;
-    run_heap_heapify(h, nr);
     size_t takes = top + (r90 - 1 < n - top); /* and the next below the tenth */
     int64_t sum = 0, v = 0;
-    /* Each take reads the root's run one interval further back. While
-     * that interval is no less than the root's children (the next best),
-     * sifting would leave the root in place: such a stretch of takes is
-     * found at once, by a search back through the run (its intervals fall
-     * going back), and its sum is a difference of two end times. */
-    int64_t next_best = 0; /* the root's larger child, known once sifted */
-    int sifted = 0;
-    for (size_t k = 0; k < takes;) {
-        int64_t hi = h[0].hi, lo = h[0].lo;
-        /* nt takes, of the intervals at hi, hi - 1, .., hi - nt + 1: one
-         * before the first sift, else all that are no less than the next
-         * best (the one at hi is), up to the run's start and the takes. */
+    /* Each take reads the best run (the largest interval at its hi) one
+     * interval further back. While that interval is no less than the
+     * other runs' best (next_best), it stays the best: such a stretch of
+     * takes is found at once, by a search back through the run (its
+     * intervals fall going back), and its sum is a difference of two end
+     * times. A few runs are scanned for the best and the next best each
+     * time; more are a max-heap, the best at the root and the next best
+     * its larger child. Which of two equal intervals goes first does not
+     * change what is taken: the takes are the multiset's largest. */
+    int scan = nr <= TBT_SCAN_RUNS;
+    if (!scan)
+        run_heap_heapify(h, nr);
+    for (size_t k = 0;;) {
+        size_t b = 0;
+        int64_t next_best = INT64_MIN;
+        if (scan) {
+            for (size_t q = 1; q < nr; q++) {
+                if (h[q].v > h[b].v) {
+                    next_best = h[b].v;
+                    b = q;
+                } else if (h[q].v > next_best) {
+                    next_best = h[q].v;
+                }
+            }
+        } else if (nr >= 2) {
+            next_best = nr < 3 || h[1].v > h[2].v ? h[1].v : h[2].v;
+        }
+        int64_t hi = h[b].hi, lo = h[b].lo;
+        /* nt takes, of the intervals at hi, hi - 1, .., hi - nt + 1: all
+         * that are no less than the next best (the one at hi is), up to
+         * the run's start and the takes. */
         size_t cap = SIM_MIN((size_t)(hi - lo) + 1, takes - k);
-        size_t nt = sifted ? stretch(d, r, hi, cap, next_best) : 1;
+        size_t nt = stretch(d, r, hi, cap, next_best);
         if (k == 0)
-            r->tbt_max_s = (double)h[0].v / 1e9;
+            r->tbt_max_s = (double)h[b].v / 1e9;
         if (k < top) {
             size_t s_ = SIM_MIN(nt, top - k);
-            sum += s_ == 1 ? h[0].v : run_sum(d, r, hi, s_);
+            sum += s_ == 1 ? h[b].v : run_sum(d, r, hi, s_);
             if (k + s_ == top)
                 r->tbt_p90_s =
-                    (double)(s_ == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)s_ + 1)) / 1e9;
+                    (double)(s_ == 1 ? h[b].v : interval_at(d, r, hi - (int64_t)s_ + 1)) / 1e9;
         }
-        v = nt == 1 ? h[0].v : interval_at(d, r, hi - (int64_t)nt + 1);
+        v = nt == 1 ? h[b].v : interval_at(d, r, hi - (int64_t)nt + 1);
         k += nt;
         if (k == takes)
             break;
         if (hi - (int64_t)nt >= lo) {
-            h[0].hi = hi - (int64_t)nt;
-            h[0].v = interval_at(d, r, h[0].hi);
+            h[b].hi = hi - (int64_t)nt;
+            h[b].v = interval_at(d, r, h[b].hi);
         } else {
-            h[0] = h[--nr];
+            h[b] = h[--nr];
         }
-        run_heap_down(h, nr, 0, h[0]);
-        sifted = 1;
-        next_best = nr < 2 ? INT64_MIN : nr < 3 || h[1].v > h[2].v ? h[1].v : h[2].v;
+        if (!scan)
+            run_heap_down(h, nr, 0, h[0]);
     }
     r->tbt_top10_s = (double)sum / (double)top / 1e9;
     if (takes > top)
@@ -354,8 +393,24 @@ static sim_time_t span_fill(decode_inst_t *d, int64_t i, size_t m, const sim_tim
 
 /* The iterations a span works out ahead at a time: an arrival that joins
  * cuts most spans long before their planned end (at the next completion),
- * and the end times past the cut are never read. */
+ * and the end times past the cut are never read. The pieces end at the
+ * span's iterations SPAN_AHEAD - 1, 2 SPAN_AHEAD - 1, .. from its start
+ * (and at its target); while a request is on its way to the instance (its
+ * prefill has started: it joins, cutting the span, when its KV lands) the
+ * first of them is cut short, at SPAN_INBOUND. Where the pieces end does
+ * not change the end times, marks or runs (span_fill carries the interval
+ * before a piece and its bucket across), and sim_decode_span_cut keeps
+ * the queue's order as the pieces of SPAN_AHEAD alone would give it. */
 #define SPAN_AHEAD 128
+#define SPAN_INBOUND 32
+
+/* The length of the piece after iteration e of a span that started at
+ * iteration k: up to the next multiple of SPAN_AHEAD from k, and the
+ * target. */
+static int64_t span_piece(const decode_inst_t *d, int64_t k, int64_t e)
+{
+    return SIM_MIN(d->span_target - e, SPAN_AHEAD - (e - k + 1) % SPAN_AHEAD);
+}
 
 /* The span's event came to the front of the queue at the end of
  * span_end, and the span runs on to span_target: the next iterations'
@@ -368,7 +423,7 @@ static int span_more(void *ctx, void *obj, int64_t arg, sim_evq_pos_t *pos)
     if (d->span_end >= d->span_target)
         return 0;
     int64_t i = d->span_end + 1, n = (int64_t)d->b.n;
-    size_t m = (size_t)SIM_MIN(d->span_target - d->span_end, SPAN_AHEAD);
+    size_t m = (size_t)span_piece(d, d->b.iter, d->span_end);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok + (i - d->b.iter) * n,
                                            (int64_t)m, c->scratch);
@@ -385,7 +440,7 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
     int64_t k = d->b.iter, n = (int64_t)d->b.n;
     int64_t f = sim_batch_top_finish(&d->b);
     SIM_ASSERT(f >= k && f - k + 2 <= (int64_t)d->b.ring_cap);
-    size_t m = (size_t)SIM_MIN(f - k + 1, SPAN_AHEAD);
+    size_t m = (size_t)SIM_MIN(f - k + 1, d->n_inbound > 0 ? SPAN_INBOUND : SPAN_AHEAD);
     sim_grow((void **)&c->scratch, &c->cap_scratch, m, sizeof *c->scratch, "decode span");
     int rising = model_cost_decode_span_ns(c->a.cost, n, d->ctx_tok, (int64_t)m, c->scratch);
     /* The span's first interval also holds any wait since the previous
@@ -412,10 +467,22 @@ void sim_decode_span_start(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done
 
 void sim_decode_span_cut(sim_cluster_t *c, decode_inst_t *d, sim_event_fn done)
 {
-    int64_t i = sim_decode_span_next(c, d);
+    int64_t i = sim_decode_span_next(c, d); /* no later than span_end */
+    if (d->span_target < d->b.iter)
+        return; /* no span runs (an inlined prefill does): the next starts after it */
+    /* With pieces of SPAN_AHEAD alone, the span's event would stand at
+     * the end of i's piece: at i itself where a piece ends (at the target,
+     * or a multiple of SPAN_AHEAD from the span's start; a cut before
+     * made i's piece end at its target), keeping the span's sequence
+     * number; else past i, and the cut would move it to i with a new one.
+     * The pieces end there too, so the event stands at i in the first
+     * case, and the second takes the new number now, as it would have. */
+    int keep = i == d->span_target || (i - d->b.iter + 1) % SPAN_AHEAD == 0;
     d->span_target = SIM_MIN(d->span_target, i);
-    if (i >= d->span_end)
+    if (keep) {
+        SIM_ASSERT(i == d->span_end);
         return;
+    }
     sim_evq_cancel(c->evq, d->span_ev);
     d->span_end = i;
     d->span_ev = sim_evq_at_as_of(c->evq, sim_batch_ring_at(&d->b, i), iter_pos(d, i).pushed,
@@ -434,10 +501,15 @@ void sim_decode_ring_reserve(sim_cluster_t *c, decode_inst_t *d, size_t need)
         return;
     d->marks = sim_slab_alloc(&c->slab, marks_bytes(d->b.ring_cap), "iteration marks");
     int64_t keep = (int64_t)old < d->b.iter ? (int64_t)old : d->b.iter;
-    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter; i++) {
+    /* Both capacities are multiples of 64, so an iteration's bit is at
+     * i % 64 in either: a word at a time, masked to the kept ones. */
+    for (int64_t i = d->b.iter - keep; marks && i < d->b.iter;) {
         size_t from = (size_t)i & (old - 1), to = (size_t)i & (d->b.ring_cap - 1);
-        if (marks[from / 64] >> (from % 64) & 1)
-            d->marks[to / 64] |= UINT64_C(1) << (to % 64);
+        int64_t e = SIM_MIN((i | 63) + 1, d->b.iter);
+        size_t cnt = (size_t)(e - i);
+        uint64_t bits = cnt == 64 ? ~UINT64_C(0) : ((UINT64_C(1) << cnt) - 1) << (from % 64);
+        d->marks[to / 64] |= marks[from / 64] & bits;
+        i = e;
     }
     sim_slab_release(&c->slab, marks, marks_bytes(old));
 }
