@@ -336,12 +336,15 @@ void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_pre
      * (bits past the last instance are in no id's members): a run that
      * none has has no class in any id, and its look-ups are skipped. */
     uint64_t any[2] = {0, 0}; /* [in_common] */
-    for (size_t w = 0; w < p->n_words; w++) {
-        uint64_t valid = w + 1 < p->n_words || n % 64 == 0 ? ~UINT64_C(0)
-                                                           : (UINT64_C(1) << (n % 64)) - 1;
-        any[1] |= ru->common[w] & ~p->listed[w] & valid;
-        any[0] |= ~ru->common[w] & ~p->listed[w] & valid;
+    size_t last = p->n_words - 1; /* n_inst >= SIM_PPICK_MIN_INSTANCES: a word at least */
+    for (size_t w = 0; w < last; w++) {
+        uint64_t free = ~p->listed[w];
+        any[1] |= ru->common[w] & free;
+        any[0] |= ~ru->common[w] & free;
     }
+    uint64_t free = ~p->listed[last] & (n % 64 == 0 ? ~UINT64_C(0) : (UINT64_C(1) << (n % 64)) - 1);
+    any[1] |= ru->common[last] & free;
+    any[0] |= ~ru->common[last] & free;
     sim_grow((void **)&p->cls, &p->cap_cls, 2 * p->n_live, sizeof *p->cls, "prefill pick classes");
     size_t k = 0;
     for (size_t u = 0; u < p->n_live; u++)
