@@ -367,7 +367,7 @@ static void flow_link(sim_net_t *n, uint32_t id)
     }
 }
 
-static void flow_unlink(sim_net_t *n, uint32_t id)
+static inline __attribute__((always_inline)) void flow_unlink(sim_net_t *n, uint32_t id)
 {
     flow_t *f = &n->f[id];
     for (int side = 0; side < 2; side++) {
