@@ -281,11 +281,9 @@ static inline __attribute__((always_inline)) void flow_count(sim_net_t *n, flow_
  * above 0, added when the stretch ends (or the counters are settled):
  * the count changes only here, so this is the time it was above 0, in
  * integer ns, whatever happened in between. */
-static inline __attribute__((always_inline)) void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate,
-                                                              sim_time_t now)
+static inline __attribute__((always_inline)) void flow_rate_at(sim_net_t *n, flow_hot_t *h, double rate,
+                                                             sim_time_t now)
 {
-    flow_count(n, h, now);
-    flow_move(h, now);
     if ((rate > 0) != (h->rate > 0)) {
         int32_t l = h->link;
         if (rate > 0) {
@@ -296,6 +294,15 @@ static inline __attribute__((always_inline)) void flow_set_rate(sim_net_t *n, fl
         }
     }
     h->rate = rate;
+}
+
+/* flow_rate_at for flow h not yet brought to now: brought first. */
+static inline __attribute__((always_inline)) void flow_set_rate(sim_net_t *n, flow_hot_t *h, double rate,
+                                                              sim_time_t now)
+{
+    flow_count(n, h, now);
+    flow_move(h, now);
+    flow_rate_at(n, h, rate, now);
 }
 
 void sim_net_settle(sim_net_t *n)
@@ -360,7 +367,7 @@ static void flow_link(sim_net_t *n, uint32_t id)
     }
 }
 
-static void flow_unlink(sim_net_t *n, uint32_t id)
+static inline __attribute__((always_inline)) void flow_unlink(sim_net_t *n, uint32_t id)
 {
     flow_t *f = &n->f[id];
     for (int side = 0; side < 2; side++) {
@@ -810,11 +817,18 @@ double sim_net_rate(const sim_net_t *n, uint32_t id)
     return n->f[id].state == F_ACTIVE ? n->f[id].rate : 0;
 }
 
-static void active_remove(sim_net_t *n, uint32_t id, sim_time_t now)
+/* Active flow id out of active[] and its lists; brought: its progress
+ * and counters are as of now already (flow_done), so bringing them would
+ * change nothing. */
+static inline __attribute__((always_inline)) void active_remove(sim_net_t *n, uint32_t id,
+                                                                sim_time_t now, int brought)
 {
     uint32_t pos = n->f[id].pos;
     flow_hot_t *h = &n->hot[pos];
-    flow_set_rate(n, h, 0, now); /* it stops moving */
+    if (brought)
+        flow_rate_at(n, h, 0, now); /* it stops moving */
+    else
+        flow_set_rate(n, h, 0, now);
     n->f[id].left = h->left;
     uint32_t last = n->active[--n->n_active];
     n->active[pos] = last;
@@ -836,13 +850,16 @@ static inline __attribute__((always_inline)) void count_flow(sim_net_t *n, int s
     share_intern(n, dst);
 }
 
-/* Take flow id out of the network (settled beforehand). */
-static void flow_release(sim_net_t *n, uint32_t id, sim_time_t now)
+/* Take flow id out of the network (settled beforehand); done: it is
+ * active, brought to now and its completion is the event running
+ * (flow_done), so there is nothing to bring or cancel. */
+static inline __attribute__((always_inline)) void flow_release(sim_net_t *n, uint32_t id,
+                                                               sim_time_t now, int done)
 {
     flow_t *f = &n->f[id];
-    if (f->state == F_ACTIVE)
-        active_remove(n, id, now);
-    if (f->ev)
+    if (done || f->state == F_ACTIVE)
+        active_remove(n, id, now, done);
+    if (!done && f->ev)
         sim_evq_cancel(n->q, f->ev);
     count_flow(n, f->src, f->dst, -1);
     n->link[f->link].flow_ns += now - f->start_ns;
@@ -875,7 +892,7 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     int64_t darg = f->arg;
     f->ev = 0; /* this very event */
     int32_t seeds[2] = {RES_E(f->src), RES_I(f->dst)};
-    flow_release(n, id, now);
+    flow_release(n, id, now, 1);
     recompute(n, seeds, 2, now);
     done(ctx, dobj, darg);
 }
@@ -886,7 +903,7 @@ void sim_net_cancel(sim_net_t *n, uint32_t id)
     int was_active = n->f[id].state == F_ACTIVE;
     int32_t seeds[2] = {RES_E(n->f[id].src), RES_I(n->f[id].dst)};
     sim_time_t now = sim_evq_now(n->q);
-    flow_release(n, id, now);
+    flow_release(n, id, now, 0);
     if (was_active)
         recompute(n, seeds, 2, now);
 }

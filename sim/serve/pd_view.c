@@ -157,8 +157,10 @@ static size_t view_pass(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim
     const uint32_t *ids = sim_net_share_ids(c->net, &n_ids);
     struct sim_view_scratch *vs = sim_pd(c)->view;
     size_t cap = vs->cap_cl;
-    sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
-    memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
+    if (2 * n_ids > cap) { /* new slots zeroed: stamp 0, never a pass's */
+        sim_grow((void **)&vs->cl, &vs->cap_cl, 2 * n_ids, sizeof *vs->cl, "prefill view");
+        memset(vs->cl + cap, 0, (vs->cap_cl - cap) * sizeof *vs->cl);
+    }
     sim_grow((void **)&vs->used, &vs->cap_used, 2 * n_ids, sizeof *vs->used, "prefill view");
     uint64_t stamp = ++vs->stamp;
     size_t n_used = 0;

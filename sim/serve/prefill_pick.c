@@ -48,6 +48,7 @@ typedef struct ppick_heap_s {
 /* The instances of one share id. */
 typedef struct ppick_id {
     uint32_t n;        /* members */
+    uint32_t n_idle;   /* of them IDLE */
     uint32_t live_at;  /* its place in live[] while it has members */
     ppick_heap_s heap[2]; /* QUEUED, RUNNING */
 } ppick_id_t;
@@ -174,7 +175,9 @@ static void file_in(const sim_cluster_t *c, sim_ppick_t *p, uint32_t i, uint32_t
         g->live_at = (uint32_t)p->n_live;
         p->live[p->n_live++] = s;
     }
-    if (st != IDLE) {
+    if (st == IDLE) {
+        g->n_idle++;
+    } else {
         ppick_heap_s *h = &g->heap[st - QUEUED];
         ppick_node_t x = {.key = p->key[i], .i = i, .pos = p->pos};
         ppick_heap_push(&h->h, &h->n, &h->cap, x, "prefill pick heap");
@@ -199,7 +202,9 @@ static void file_out(sim_ppick_t *p, uint32_t i)
         p->live[g->live_at] = last;
         p->ids[last].live_at = g->live_at;
     }
-    if (p->state[i] != IDLE) {
+    if (p->state[i] == IDLE) {
+        g->n_idle--;
+    } else {
         ppick_heap_s *h = &g->heap[p->state[i] - QUEUED];
         ppick_heap_remove(h->h, &h->n, p->pos[i]);
     }
@@ -276,6 +281,7 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
                     sim_time_t now, sim_view_class_t *out)
 {
     const uint64_t *mem = p->members + (size_t)s * p->n_words;
+    const ppick_id_t *g = &p->ids[s];
     uint64_t flip = in_common ? 0 : ~UINT64_C(0);
     int first = -1, best = -1;
     sim_time_t best_wait = 0;
@@ -283,8 +289,11 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
         uint64_t m = mem[w] & (common[w] ^ flip) & ~p->listed[w];
         if (!m)
             continue;
-        if (first < 0)
+        if (first < 0) {
             first = (int)(w * 64) + __builtin_ctzll(m);
+            if (g->n_idle == 0) /* no member is idle: the words left find no best */
+                break;
+        }
         if (m & p->idle[w]) { /* waits 0: only a running one ending now ties it */
             best = (int)(w * 64) + __builtin_ctzll(m & p->idle[w]);
             break;
@@ -292,7 +301,6 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
     }
     if (first < 0)
         return 0;
-    const ppick_id_t *g = &p->ids[s];
     if (best < 0)
         heap_best(p, &g->heap[0], 0, common, in_common, &best, &best_wait);
     heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
@@ -336,12 +344,15 @@ void sim_ppick_view(const sim_cluster_t *c, const sim_kvpool_runs_t *ru, sim_pre
      * (bits past the last instance are in no id's members): a run that
      * none has has no class in any id, and its look-ups are skipped. */
     uint64_t any[2] = {0, 0}; /* [in_common] */
-    for (size_t w = 0; w < p->n_words; w++) {
-        uint64_t valid = w + 1 < p->n_words || n % 64 == 0 ? ~UINT64_C(0)
-                                                           : (UINT64_C(1) << (n % 64)) - 1;
-        any[1] |= ru->common[w] & ~p->listed[w] & valid;
-        any[0] |= ~ru->common[w] & ~p->listed[w] & valid;
+    size_t last = p->n_words - 1; /* n_inst >= SIM_PPICK_MIN_INSTANCES: a word at least */
+    for (size_t w = 0; w < last; w++) {
+        uint64_t free = ~p->listed[w];
+        any[1] |= ru->common[w] & free;
+        any[0] |= ~ru->common[w] & free;
     }
+    uint64_t free = ~p->listed[last] & (n % 64 == 0 ? ~UINT64_C(0) : (UINT64_C(1) << (n % 64)) - 1);
+    any[1] |= ru->common[last] & free;
+    any[0] |= ~ru->common[last] & free;
     sim_grow((void **)&p->cls, &p->cap_cls, 2 * p->n_live, sizeof *p->cls, "prefill pick classes");
     size_t k = 0;
     for (size_t u = 0; u < p->n_live; u++)
