@@ -184,7 +184,7 @@ START_TEST(test_cursor_writers_match_printf)
         }
     }
     int64_t p10 = 1;
-    for (int e = 0; e < 19; e++, p10 *= 10) /* each power of ten's edges */
+    for (int e = 0; e < 19; e++, p10 = e < 19 ? p10 * 10 : p10) /* each power of ten's edges */
         for (int64_t x = p10 - 2; x <= p10 + 1; x++) {
             const int64_t v[] = {x, -x};
             for (size_t k = 0; k < 2; k++) {
