@@ -68,6 +68,30 @@ START_TEST(test_fixed_matches_printf)
 }
 END_TEST
 
+/* A random ns count of one of six kinds: 0 any below 4e15; 1 a tie at
+ * the microsecond or next to one; 2 below a second or just past it;
+ * 3 around the integer path's bound (2^50) and 1e15; 4 below 1e11;
+ * 5 around 2^50 .. 2^53, either sign. */
+static int64_t rand_ns(int kind)
+{
+    int64_t ns;
+    switch (kind) {
+    case 0:
+        return (int64_t)(rnd() % 4000000000000000ull);
+    case 1:
+        return (int64_t)(rnd() % 100000000000000ull) / 1000 * 1000 + 499 + (int64_t)(rnd() % 3);
+    case 2:
+        return (int64_t)(rnd() % 1000001000ull);
+    case 3:
+        return ((rnd() & 1) ? (int64_t)1 << 50 : 1000000000000000) - 3000 + (int64_t)(rnd() % 6000);
+    case 4:
+        return (int64_t)(rnd() % 100000000000ull);
+    default:
+        ns = ((int64_t)1 << (50 + (int)(rnd() % 4))) - 2000 + (int64_t)(rnd() % 4000);
+        return (rnd() & 1) ? -ns : ns;
+    }
+}
+
 /* Seconds from ns through integers: the bytes of printf("%.6f") of the
  * double ns / 1e9 for random ns, exact ties at the microsecond (which
  * take the double's path), their neighbours, and both sides of the fast
@@ -75,23 +99,9 @@ END_TEST
 START_TEST(test_ns_seconds_match_printf)
 {
     char a[SIM_FMT_NUM], b[SIM_FMT_NUM];
+    static const int kinds[4] = {0, 1, 2, 5};
     for (long i = 0; i < 600000; i++) {
-        int64_t ns;
-        switch (i % 4) {
-        case 0:
-            ns = (int64_t)(rnd() % 4000000000000000ull);
-            break;
-        case 1: /* a tie at the microsecond, or next to one */
-            ns = (int64_t)(rnd() % 100000000000000ull) / 1000 * 1000 + 499 + (int64_t)(rnd() % 3);
-            break;
-        case 2:
-            ns = (int64_t)(rnd() % 10000000ull);
-            break;
-        default: /* around the bound (2^50) and 2^53 */
-            ns = ((int64_t)1 << (50 + (int)(rnd() % 4))) - 2000 + (int64_t)(rnd() % 4000);
-            if (rnd() & 1)
-                ns = -ns;
-        }
+        int64_t ns = rand_ns(kinds[i % 4]);
         sim_fmt_ns_s6(a, ns);
         snprintf(b, sizeof b, "%.6f", (double)ns / 1e9);
         if (strcmp(a, b) != 0) /* asserted only when it fails: Check records each pass */
@@ -200,24 +210,7 @@ START_TEST(test_cursor_writers_match_printf)
             }
         }
     for (long i = 0; i < 600000; i++) {
-        int64_t ns;
-        switch (i % 5) {
-        case 0:
-            ns = (int64_t)(rnd() % 4000000000000000ull);
-            break;
-        case 1: /* a tie at the microsecond, or next to one */
-            ns = (int64_t)(rnd() % 100000000000000ull) / 1000 * 1000 + 499 + (int64_t)(rnd() % 3);
-            break;
-        case 2: /* below a second, and just past it */
-            ns = (int64_t)(rnd() % 1000001000ull);
-            break;
-        case 3: /* around the integer path's bound (2^50) and 1e15 */
-            ns = ((rnd() & 1) ? (int64_t)1 << 50 : 1000000000000000) - 3000 +
-                 (int64_t)(rnd() % 6000);
-            break;
-        default:
-            ns = (int64_t)(rnd() % 100000000000ull);
-        }
+        int64_t ns = rand_ns((int)(i % 5));
         if (i % 97 == 0)
             ns = -ns;
         double d = (double)ns / 1e9;
