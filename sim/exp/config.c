@@ -682,6 +682,16 @@ static int trace_not_experiment(const char *path, sim_err_t *err)
     return -1;
 }
 
+/* After a file or text is read: a record applies while its key keeps the
+ * value this file gives it. */
+static void inputs_snapshot(sim_config_t *cfg)
+{
+    for (int k = 0; k < SIM_INPUT_N; k++)
+        if (cfg->inputs[k].have)
+            snprintf(cfg->inputs[k].value, sizeof cfg->inputs[k].value, "%s",
+                     sim_config_input_value(cfg, (sim_input_kind_t)k));
+}
+
 int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
 {
     json_t *root;
@@ -695,11 +705,7 @@ int sim_config_load(sim_config_t *cfg, const char *path, sim_err_t *err)
     else
         rc = walk(cfg, root, "", path, err);
     json_decref(root);
-    /* A record applies while its key keeps the value this file gives it. */
-    for (int k = 0; k < SIM_INPUT_N; k++)
-        if (cfg->inputs[k].have)
-            snprintf(cfg->inputs[k].value, sizeof cfg->inputs[k].value, "%s",
-                     sim_config_input_value(cfg, (sim_input_kind_t)k));
+    inputs_snapshot(cfg);
     return rc;
 }
 
@@ -718,10 +724,7 @@ int sim_config_load_text(sim_config_t *cfg, const char *text, const char *src, s
     int rc = json_is_object(root) ? walk(cfg, root, "", src, err)
                                   : sim_errf(err, "%s: $: expected an object", src);
     json_decref(root);
-    for (int k = 0; k < SIM_INPUT_N; k++)
-        if (cfg->inputs[k].have)
-            snprintf(cfg->inputs[k].value, sizeof cfg->inputs[k].value, "%s",
-                     sim_config_input_value(cfg, (sim_input_kind_t)k));
+    inputs_snapshot(cfg);
     return rc;
 }
 
