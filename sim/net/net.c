@@ -275,8 +275,8 @@ static inline __attribute__((always_inline)) void flow_count(sim_net_t *n, flow_
     n->sent[h->src] += moved;
 }
 
-/* Flow h brought to now (its progress and its counters) at its old rate,
- * then given rate; the links' counts of moving flows follow. A link's
+/* Flow h, already brought to now, given rate; the links' counts of
+ * moving flows follow. A link's
  * busy time grows by the length of each stretch in which its count is
  * above 0, added when the stretch ends (or the counters are settled):
  * the count changes only here, so this is the time it was above 0, in
@@ -505,6 +505,17 @@ static int star_fill(sim_net_t *n, int32_t r, size_t *nc)
     return 1;
 }
 
+/* The rate an unfrozen flow would get at this round: its equal share of
+ * what is left on its sender's egress and its receiver's ingress, under
+ * its own cap. */
+static inline __attribute__((always_inline)) double flow_share(const sim_net_t *n, const flow_t *f)
+{
+    double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
+    double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
+    double s = e < i ? e : i;
+    return f->cap > 0 && f->cap < s ? f->cap : s;
+}
+
 /* Water-fill the nc flows ids[0..nc) of one component as comp_collect
  * left it; sets each flow's new_rate. Each round every unfrozen flow's
  * share is the least of its resources' (capacity left over unfrozen
@@ -523,11 +534,7 @@ static void fill_component(sim_net_t *n, const uint32_t *ids, size_t nc)
     for (size_t nl = nc; nl > 0;) {
         if (nl == 1) { /* it freezes at its share: the last round, its subtractions unread */
             flow_t *f = &n->f[live[0]];
-            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
-            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
-            double x = e < i ? e : i, level = INFINITY;
-            if (f->cap > 0 && f->cap < x)
-                x = f->cap;
+            double x = flow_share(n, f), level = INFINITY;
             if (x < level)
                 level = x;
             f->new_rate = level < 0 ? 0 : level;
@@ -535,12 +542,7 @@ static void fill_component(sim_net_t *n, const uint32_t *ids, size_t nc)
         }
         double level = INFINITY;
         for (size_t k = 0; k < nl; k++) {
-            const flow_t *f = &n->f[live[k]];
-            double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
-            double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
-            double x = e < i ? e : i;
-            if (f->cap > 0 && f->cap < x)
-                x = f->cap;
+            double x = flow_share(n, &n->f[live[k]]);
             sh[k] = x;
             if (x < level)
                 level = x;
@@ -616,17 +618,6 @@ static void full_label(sim_net_t *n)
     }
     for (size_t k = 0; k < n->n_active; k++)
         n->comp[k] = (uint32_t)uf_find(n->uf, RES_E(n->f[n->active[k]].src));
-}
-
-/* The rate an unfrozen flow would get at this round: its equal share of
- * what is left on its sender's egress and its receiver's ingress, under
- * its own cap. */
-static double flow_share(const sim_net_t *n, const flow_t *f)
-{
-    double e = n->rem[f->res[0]] / n->cnt[f->res[0]];
-    double i = n->rem[f->res[1]] / n->cnt[f->res[1]];
-    double s = e < i ? e : i;
-    return f->cap > 0 && f->cap < s ? f->cap : s;
 }
 
 /* One round of the reference over every unfrozen flow: the least share
@@ -857,9 +848,9 @@ static inline __attribute__((always_inline)) void flow_release(sim_net_t *n, uin
                                                                sim_time_t now, int done)
 {
     flow_t *f = &n->f[id];
-    if (done || f->state == F_ACTIVE)
+    if (f->state == F_ACTIVE)
         active_remove(n, id, now, done);
-    if (!done && f->ev)
+    if (f->ev)
         sim_evq_cancel(n->q, f->ev);
     count_flow(n, f->src, f->dst, -1);
     n->link[f->link].flow_ns += now - f->start_ns;
@@ -882,9 +873,7 @@ static void flow_done(void *ctx, void *obj, int64_t arg)
     double rest = h->size - h->counted;
     n->link[f->link].bytes += rest;
     n->sent[f->src] += rest;
-    h->counted = h->size;
     h->left = 0;
-    h->t0 = now; /* nothing left to move: its progress is as of now */
     n->link[f->link].flows++;
     sim_obs_flow(n->obs, f->src, f->dst, f->link, h->size, f->start_ns, now);
     sim_event_fn done = f->done;
