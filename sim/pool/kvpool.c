@@ -1045,6 +1045,29 @@ __attribute__((noinline)) static int store_any(sim_kvpool_t *p, int node, uint64
     return 1;
 }
 
+/* tier_put's last steps for entry ei (unpinned, not ordered) entering
+ * tier t (its node's tier number tier), room made: into the run k
+ * (RUN_FRESH or RUN_COLD, an append), or k < 0, wherever run_insert
+ * places it. Under a recency policy with no order of its own. */
+static inline __attribute__((always_inline)) void lru_enter(sim_kvpool_t *p, kv_tier_t *t,
+                                                            uint32_t ei, int tier, int k)
+{
+    kv_entry_t *x = &p->e[ei];
+    x->tier = (uint8_t)tier;
+    if (x->in_wide)
+        wide_tier(p, ei);
+    p->ver++;
+    t->size++;
+    if (t->cap >= 0) { /* order_add */
+        x->ordered = 1;
+        t->n_ordered++;
+        if (k < 0)
+            run_insert(p, t, ei);
+        else
+            run_append(p, t, ei, k);
+    }
+}
+
 /* The SSD's part of a DRAM victim v (unpinned, out of DRAM's order)
  * moving down to s, node's SSD (cap != 0): tier_put(p, v, SIM_TIER_SSD)
  * step by step, under a recency policy (no order of the policy's own). */
@@ -1054,17 +1077,7 @@ static inline __attribute__((always_inline)) int demote_lru(sim_kvpool_t *p, int
     while (!has_room(s))
         if (evict_one(p, node, SIM_TIER_SSD) != 0)
             return -1;
-    kv_entry_t *y = &p->e[v];
-    y->tier = SIM_TIER_SSD;
-    if (y->in_wide)
-        wide_tier(p, v);
-    p->ver++;
-    s->size++;
-    if (y->pins == 0 && s->cap >= 0) { /* order_add */
-        y->ordered = 1;
-        s->n_ordered++;
-        run_insert(p, s, v);
-    }
+    lru_enter(p, s, v, SIM_TIER_SSD, -1);
     return 0;
 }
 
@@ -1081,7 +1094,7 @@ static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int 
                                                            uint64_t id, uint32_t pos, int cold,
                                                            uint32_t head)
 {
-    kv_tier_t *t = &p->tiers[node * SIM_N_TIERS + SIM_TIER_DRAM];
+    kv_tier_t *t = tier_of(p, node, SIM_TIER_DRAM);
     uint32_t ei = entry_init(p, node, id, pos, cold, head);
     int64_t cap = t->cap; /* fixed but by sim_kvpool_set_capacity */
     while (cap >= 0 && t->size >= cap) { /* !has_room */
@@ -1105,17 +1118,7 @@ static inline __attribute__((always_inline)) int store_lru(sim_kvpool_t *p, int 
             entry_drop(p, v);
         }
     }
-    kv_entry_t *x = &p->e[ei];
-    x->tier = SIM_TIER_DRAM;
-    if (x->in_wide)
-        wide_tier(p, ei);
-    p->ver++;
-    t->size++;
-    if (t->cap >= 0) { /* order_add: the entry is new, unpinned and not ordered */
-        x->ordered = 1;
-        t->n_ordered++;
-        run_append(p, t, ei, cold ? RUN_COLD : RUN_FRESH);
-    }
+    lru_enter(p, t, ei, SIM_TIER_DRAM, cold ? RUN_COLD : RUN_FRESH);
     p->c.inserts++;
     return 1;
 }
