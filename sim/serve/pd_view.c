@@ -59,12 +59,6 @@ sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_
     return sim_prefill_predict_ns(c, i, r, 0);
 }
 
-sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
-                                            uint32_t lead_min)
-{
-    return sim_prefill_predict_ns(c, i, r, lead_min);
-}
-
 sim_time_t sim_cluster_prefill_pred_view_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
                                             uint32_t lead_min)
 {

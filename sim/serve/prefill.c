@@ -157,8 +157,11 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r, int scanned)
     prefill_inst_t *p = &sim_pd(c)->pf[i];
     int node = sim_cluster_pool_node(c, i);
     uint32_t lead_after = 0;
+    /* The node's run, for the fetch and sim_prefill_plan's plan (a pin
+     * moves no block) */
+    uint32_t by_tier[SIM_N_TIERS] = {0};
+    uint32_t local = c->pool ? node_run(c, r, node, scanned, by_tier) : 0;
     if (r->fetch_src >= 0 && c->pool) {
-        uint32_t local = node_run(c, r, node, scanned, NULL);
         /* The source holds the fetched blocks: its run of the whole
          * list reaches that far. */
         uint32_t there = node_run(c, r, r->fetch_src, scanned, NULL);
@@ -175,9 +178,6 @@ void sim_prefill_enqueue(sim_cluster_t *c, sim_req_t *r, int scanned)
     } else {
         r->fetch_src = -1;
     }
-    /* sim_prefill_plan's, from the node's run (a pin moves no block) */
-    uint32_t by_tier[SIM_N_TIERS] = {0};
-    uint32_t local = c->pool ? node_run(c, r, node, scanned, by_tier) : 0;
     sim_prefill_plan_t pl;
     sim_prefill_plan_run(c, i, r, local, by_tier, lead_after, &pl);
     r->pred_prefill_ns = pl.dur_ns;

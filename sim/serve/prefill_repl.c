@@ -55,7 +55,6 @@ void sim_prefill_hot_spot(sim_cluster_t *c, const sim_req_t *r, int dst_inst)
         pick_lead = sim_xmalloc((size_t)n_pick * sizeof *pick_lead, "hot-spot leads");
     }
     sim_kvpool_prefix_scan(c->pool, r->blocks, r->n_blocks);
-    sim_pd(c)->scanned = r;
     const prefill_inst_t *pf = sim_pd(c)->pf;
     sim_time_t now = sim_evq_now(c->evq);
     int made = 0;

@@ -98,12 +98,10 @@ sim_time_t sim_cluster_prefill_wait_ns(const sim_cluster_t *c, int i);
 /* Predicted prefill time of r on instance i. */
 sim_time_t sim_cluster_prefill_pred_ns(const sim_cluster_t *c, int i, const sim_req_t *r);
 /* The same were lead_min of r's leading blocks cached there (what a
- * planned fetch brings; the node's own run counts when longer). */
-sim_time_t sim_cluster_prefill_pred_lead_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
-                                            uint32_t lead_min);
-/* The same right after sim_cluster_prefill_view(c, r, ...) filled a view,
- * nothing changed since (what a placement estimating its candidates
- * reads): O(1) of the pool. */
+ * planned fetch brings; the node's own run counts when longer), right
+ * after sim_cluster_prefill_view(c, r, ...) filled a view, nothing
+ * changed since (what a placement estimating its candidates reads):
+ * O(1) of the pool. */
 sim_time_t sim_cluster_prefill_pred_view_ns(const sim_cluster_t *c, int i, const sim_req_t *r,
                                             uint32_t lead_min);
 /* Predicted decode iteration time on instance j if r joined it, counting
