@@ -94,7 +94,7 @@ model_cost_t *model_cost_new(const char *name, const model_cost_args_t *a, sim_e
         ops->free(st);
         return NULL;
     }
-    model_cost_t *c = sim_xmalloc(sizeof *c, "cost model");
+    model_cost_t *c = sim_xcalloc(1, sizeof *c, "cost model"); /* scalar 0 until set */
     c->ops = ops;
     c->st = st;
     c->memo = sim_xcalloc(LINE_MEMO, sizeof *c->memo, "cost model lines");
@@ -178,13 +178,14 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
     return checked_ns(c->ops->decode_s(c->st, batch, ctx_tok));
 }
 
-/* A line's ns this near a half or nearer: line_ns asks decode_s. */
+/* A line's ns this near a half or nearer: line_round gives -1, and
+ * decode_s is asked instead. */
 #define LINE_NEAR_HALF 0x1p-16
 
-/* model_cost_decode_ns(batch, ctx_tok + j * batch) into out[j], j < count,
- * for a model whose decode_s is the line l, without its two divisions per
- * iteration. Each iteration's ns is x' = F + K * ctx rounded half up, with
- * F = fixed * 1e9 and K = a / b / c * 1e9 rounded once per span, where the
+/* model_cost_decode_ns(batch, ctx) for a model whose decode_s is a line
+ * in the context, without its two divisions: -1 where decode_s must be
+ * asked. The ns is x' = F + K * ctx rounded half up, with F = fixed * 1e9
+ * and K = a / b / c * 1e9 rounded once per batch (the memo), where the
  * model computes x = (fixed + a * ctx / b / c) * 1e9. Every term is
  * positive and each side takes at most six roundings of a relative 2^-53,
  * so |x' - x| < 13 * 2^-53 * x': below 2^31 ns (2.1 s, longer than any
@@ -207,13 +208,14 @@ static sim_time_t line_round(double f, double k, int64_t ctx)
     return -1; /* decode_s is asked */
 }
 
+#if LINE_AVX2
+/* One iteration the group's vector test sent back: line_round's, or
+ * decode_s near a half or from 2^31 ns on. */
 static sim_time_t line_one(const model_cost_t *c, double f, double k, int64_t batch, int64_t ctx)
 {
     sim_time_t t = line_round(f, k, ctx);
     return t >= 0 ? t : checked_ns(c->ops->decode_s(c->st, batch, ctx));
 }
-
-#if LINE_AVX2
 /* line_ns's loop four at a time; returns how many it wrote (a multiple
  * of four); *asked = 1 when any of the four of a group is near a half
  * (line_round's test, a lane each). */

@@ -119,7 +119,9 @@ sim_time_t model_cost_decode_ns(const model_cost_t *c, int64_t batch, int64_t ct
  * count: the iterations of one batch, its context growing a token per
  * request each. Returns 1 when out is known never to fall (each no less
  * than the one before; a line model's, every one rounded from the line),
- * else 0 (it may or may not). */
+ * else 0 (it may or may not). It keeps each batch's line in the model
+ * (a cache written through the const pointer): one thread at a time
+ * per model, as each run builds its own. */
 int model_cost_decode_span_ns(const model_cost_t *c, int64_t batch, int64_t ctx_tok,
                               int64_t count, sim_time_t *out);
 /* Compute decode spans one iteration at a time even where the processor

@@ -134,8 +134,7 @@ sim_evq_pos_t sim_evq_current(const sim_evq_t *q) { return q->cur; }
 uint64_t sim_evq_next_seq(const sim_evq_t *q) { return q->seq; }
 
 /* Every schedule's one body: inlined into each entry point below, so a
- * schedule is one call, not a chain of wrappers (sim_evq_after was
- * three). */
+ * schedule is one call, not a chain of wrappers. */
 static inline __attribute__((always_inline)) sim_event_id_t
 push(sim_evq_t *q, sim_time_t t_ns, sim_time_t pushed_ns, sim_event_fn fn, sim_event_more_fn more,
      void *obj, int64_t arg)
