@@ -11,10 +11,13 @@
  * end is never behind the clock and the wait is key - now). Idle
  * instances with nothing queued wait 0 and are in a bitmap. A class's
  * lowest index and its lowest-index idle member come from the bitmaps a
- * word at a time (run, member and not listed); the heaps are searched
- * depth first from the root, a subtree ending at a member in the class
- * (everything below it comes after it) or at one that cannot beat the
- * best found, so members of the other run or listed are what it visits.
+ * word at a time (run, member and not listed). A class of at most FEW
+ * members with none idle has its members' waits read one by one; a larger
+ * one has the heaps searched depth first from the root, a subtree ending
+ * at a member in the class (everything below it comes after it) or at one
+ * that cannot beat the best found, so members of the other run or listed
+ * are what it visits (with 512 instances most of an id's members often
+ * hold the request's common run, and the few that do not lie deep).
  * Changes are taken lazily: the network records the nodes whose share id
  * changed, sim/serve/prefill.c touches an instance whose queue or prefill
  * changed, and the next view re-files those. debug.view_check compares
@@ -276,6 +279,28 @@ static void heap_best(sim_ppick_t *p, const ppick_heap_s *h, sim_time_t base,
     }
 }
 
+/* At most this many members in a class: their waits are read one by one
+ * rather than searched for in the heaps, where the members of the other
+ * run or listed would be visited first. */
+#define FEW 8
+
+/* The least of a class's members mb[0..n) (none idle, in index order)
+ * by (wait, index). */
+static int few_best(const sim_ppick_t *p, const uint32_t *mb, int n, sim_time_t now,
+                    sim_time_t *best_wait)
+{
+    int best = -1;
+    for (int k = 0; k < n; k++) {
+        uint32_t i = mb[k];
+        sim_time_t w = p->state[i] == RUNNING ? p->key[i] - now : p->key[i];
+        if (best < 0 || w < *best_wait) {
+            best = (int)i;
+            *best_wait = w;
+        }
+    }
+    return best;
+}
+
 /* Id s's class of run in_common: 1 and *out when it has a member. */
 static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_common,
                     sim_time_t now, sim_view_class_t *out)
@@ -283,27 +308,37 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
     const uint64_t *mem = p->members + (size_t)s * p->n_words;
     const ppick_id_t *g = &p->ids[s];
     uint64_t flip = in_common ? 0 : ~UINT64_C(0);
-    int first = -1, best = -1;
+    int first = -1, best = -1, n_few = 0;
+    uint32_t few[FEW];
     sim_time_t best_wait = 0;
     for (size_t w = 0; w < p->n_words; w++) {
         uint64_t m = mem[w] & (common[w] ^ flip) & ~p->listed[w];
         if (!m)
             continue;
-        if (first < 0) {
+        if (first < 0)
             first = (int)(w * 64) + __builtin_ctzll(m);
-            if (g->n_idle == 0) /* no member is idle: the words left find no best */
-                break;
-        }
         if (m & p->idle[w]) { /* waits 0: only a running one ending now ties it */
             best = (int)(w * 64) + __builtin_ctzll(m & p->idle[w]);
             break;
         }
+        if (n_few > FEW) /* too many to read: the heaps */
+            continue;
+        for (; m && n_few <= FEW; m &= m - 1)
+            if (n_few++ < FEW)
+                few[n_few - 1] = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(m);
+        if (g->n_idle == 0 && n_few > FEW) /* no member is idle: nothing more to find */
+            break;
     }
     if (first < 0)
         return 0;
-    if (best < 0)
+    if (best < 0 && n_few <= FEW) {
+        best = few_best(p, few, n_few, now, &best_wait);
+    } else if (best < 0) {
         heap_best(p, &g->heap[0], 0, common, in_common, &best, &best_wait);
-    heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
+        heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
+    } else {
+        heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
+    }
     SIM_ASSERT(best >= 0 && best_wait >= 0);
     *out = (sim_view_class_t){.rep = best, .first = first, .common = in_common,
                               .rep_wait = best_wait};
