@@ -252,11 +252,9 @@ static int in_class(const sim_ppick_t *p, const uint64_t *common, int in_common,
  * key - base, if it comes before (best_wait, best); else best unchanged.
  * Depth first with the bound: a member in the class ends its subtree (all
  * below come after it), and so does one that cannot beat the best. */
-static void heap_best(sim_ppick_t *p, const ppick_heap_s *h, sim_time_t base,
-                      const uint64_t *common, int in_common, int *best, sim_time_t *best_wait)
+static void heap_search(sim_ppick_t *p, const ppick_heap_s *h, sim_time_t base,
+                        const uint64_t *common, int in_common, int *best, sim_time_t *best_wait)
 {
-    if (h->n == 0)
-        return;
     sim_grow((void **)&p->stack, &p->cap_stack, h->n, sizeof *p->stack, "prefill pick search");
     uint32_t *st = p->stack;
     size_t top = 0, n = h->n;
@@ -279,10 +277,28 @@ static void heap_best(sim_ppick_t *p, const ppick_heap_s *h, sim_time_t base,
     }
 }
 
+static inline void heap_best(sim_ppick_t *p, const ppick_heap_s *h, sim_time_t base,
+                             const uint64_t *common, int in_common, int *best,
+                             sim_time_t *best_wait)
+{
+    if (h->n != 0)
+        heap_search(p, h, base, common, in_common, best, best_wait);
+}
+
 /* At most this many members in a class: their waits are read one by one
  * rather than searched for in the heaps, where the members of the other
  * run or listed would be visited first. */
 #define FEW 8
+
+/* The number of bits set in x (SWAR: the build targets x86-64 without
+ * popcnt, where __builtin_popcountll is a library call). */
+static inline int pop64(uint64_t x)
+{
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (int)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
 
 /* The least of a class's members mb[0..n) (none idle, in index order)
  * by (wait, index). */
@@ -308,7 +324,8 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
     const uint64_t *mem = p->members + (size_t)s * p->n_words;
     const ppick_id_t *g = &p->ids[s];
     uint64_t flip = in_common ? 0 : ~UINT64_C(0);
-    int first = -1, best = -1, n_few = 0;
+    /* heaps of at most FEW members are searched in at most FEW visits */
+    int first = -1, best = -1, n_few = g->n - g->n_idle > FEW ? 0 : FEW + 1;
     uint32_t few[FEW];
     sim_time_t best_wait = 0;
     for (size_t w = 0; w < p->n_words; w++) {
@@ -321,13 +338,19 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
             best = (int)(w * 64) + __builtin_ctzll(m & p->idle[w]);
             break;
         }
-        if (n_few > FEW) /* too many to read: the heaps */
+        if (n_few > FEW) { /* too many to read: the heaps */
+            if (g->n_idle == 0)
+                break;
             continue;
-        for (; m && n_few <= FEW; m &= m - 1)
-            if (n_few++ < FEW)
-                few[n_few - 1] = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(m);
-        if (g->n_idle == 0 && n_few > FEW) /* no member is idle: nothing more to find */
-            break;
+        }
+        if (n_few + pop64(m) > FEW) {
+            n_few = FEW + 1;
+            if (g->n_idle == 0) /* no member is idle: nothing more to find */
+                break;
+            continue;
+        }
+        for (; m; m &= m - 1)
+            few[n_few++] = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(m);
     }
     if (first < 0)
         return 0;
