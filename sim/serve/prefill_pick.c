@@ -338,28 +338,22 @@ static int id_class(sim_ppick_t *p, uint32_t s, const uint64_t *common, int in_c
             best = (int)(w * 64) + __builtin_ctzll(m & p->idle[w]);
             break;
         }
-        if (n_few > FEW) { /* too many to read: the heaps */
-            if (g->n_idle == 0)
-                break;
+        if (n_few <= FEW && n_few + pop64(m) <= FEW) {
+            for (; m; m &= m - 1)
+                few[n_few++] = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(m);
             continue;
         }
-        if (n_few + pop64(m) > FEW) {
-            n_few = FEW + 1;
-            if (g->n_idle == 0) /* no member is idle: nothing more to find */
-                break;
-            continue;
-        }
-        for (; m; m &= m - 1)
-            few[n_few++] = (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(m);
+        n_few = FEW + 1; /* too many to read: the heaps */
+        if (g->n_idle == 0) /* no member is idle: nothing more to find */
+            break;
     }
     if (first < 0)
         return 0;
     if (best < 0 && n_few <= FEW) {
         best = few_best(p, few, n_few, now, &best_wait);
-    } else if (best < 0) {
-        heap_best(p, &g->heap[0], 0, common, in_common, &best, &best_wait);
-        heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
     } else {
+        if (best < 0)
+            heap_best(p, &g->heap[0], 0, common, in_common, &best, &best_wait);
         heap_best(p, &g->heap[1], now, common, in_common, &best, &best_wait);
     }
     SIM_ASSERT(best >= 0 && best_wait >= 0);
